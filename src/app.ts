@@ -1,0 +1,93 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import type { Database } from './db/connection.ts';
+import { CURRENT_API_VERSION, resolveApiVersion } from './http/api-version.ts';
+import { type AuthContext, type Authenticator, createAuthenticator } from './http/auth.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { newRequestId } from './http/request-id.ts';
+import { validatorCompiler } from './http/validation.ts';
+import type { Scope } from './modules/access/api-keys.ts';
+import { registerCustomerRoutes } from './modules/customers/index.ts';
+import { registerProductRoutes } from './modules/products/index.ts';
+import type { Clock } from './shared/clock.ts';
+import { AppError } from './shared/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope an /v1 operation needs (design §3). */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+    apiVersion: string;
+  }
+}
+
+export type AppDeps = {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'logLevel'>;
+  authenticator?: Authenticator;
+  logger?: FastifyServerOptions['logger'];
+};
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 300 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  const authenticator = deps.authenticator ?? createAuthenticator(deps.db, deps.clock);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kontor API',
+        version: CURRENT_API_VERSION,
+        description: 'Invoicing and revenue share for German companies. Every refusal has the body {detail: {code, ...}}.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'kt_… API key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (api) => {
+      api.decorateRequest('auth', null as unknown as AuthContext);
+      api.decorateRequest('apiVersion', CURRENT_API_VERSION);
+      api.addHook('onRequest', async (request, reply) => {
+        request.apiVersion = resolveApiVersion(request.headers['service-version']);
+        reply.header('service-version', request.apiVersion);
+        request.auth = await authenticator.authenticate(request.headers.authorization);
+        const scope = request.routeOptions.config.scope;
+        if (scope && !request.auth.scopes.includes(scope)) throw new AppError('api_key_scope_missing', { scope });
+      });
+      const deps2 = { db: deps.db, clock: deps.clock };
+      registerCustomerRoutes(api, deps2);
+      registerProductRoutes(api, deps2);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,221 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Database } from '../db/connection.ts';
+import { migrate } from '../db/migrate.ts';
+import { runDueWork } from '../jobs/index.ts';
+import {
+  AdminError,
+  bootstrapOrganization,
+  CompanyFileError,
+  createApiKey,
+  deactivateUser,
+  parseScopes,
+  removeCompanyAccess,
+  revokeApiKey,
+  setUserRole,
+  updateCompany,
+} from '../modules/access/index.ts';
+import type { Clock } from '../shared/clock.ts';
+import { fixedClock } from '../shared/clock.ts';
+import type { Sealer } from '../shared/secrets.ts';
+import { type CommandIo, UsageError } from './io.ts';
+
+// Every command except serve and worker: run directly on a database, or by a running
+// server on behalf of a command line (control-socket.ts). Output on stdout is the
+// result only (with --json, one JSON document); everything else goes to stderr.
+
+export type CommandContext = { db: Database; clock: Clock; sealer: Sealer; cwd: string; onKeyRevoked?: () => void };
+
+export const USAGE = `kontor — invoicing and revenue share for German companies
+
+Usage:
+  kontor serve [--port 8080] [--host 127.0.0.1] [--data DIR]   API, app, scheduler and worker
+  kontor worker [--data DIR]                                     worker and scheduler only
+  kontor migrate [--data DIR]                                    apply database migrations
+  kontor admin bootstrap --org NAME --company-file FILE --admin-email E [--scopes S,S] [--json]
+  kontor admin api-key create --company ID --creator EMAIL [--scopes S,S] [--expires YYYY-MM-DD] [--all-companies] [--json]
+  kontor admin api-key revoke ID [--json]
+  kontor admin user deactivate EMAIL [--json]
+  kontor admin user set-role EMAIL admin|member [--json]
+  kontor admin user remove-company EMAIL COMPANY_ID [--json]
+  kontor admin company update --company ID --company-file FILE [--json]
+  kontor jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]
+
+Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
+PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off.`;
+
+type Options = Record<string, { type: 'string' | 'boolean' }>;
+
+function parse(args: string[], options: Options, positionals: number) {
+  try {
+    const parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' }, data: { type: 'string' } }, allowPositionals: true, strict: true });
+    if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`);
+    return parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function print(io: CommandIo, json: boolean, result: Record<string, unknown>, text: string) {
+  io.out(json ? JSON.stringify(result) : text);
+}
+
+async function readCompanyFile(ctx: CommandContext, file: string): Promise<string> {
+  try {
+    return await readFile(path.resolve(ctx.cwd, file), 'utf8');
+  } catch (error) {
+    throw new AdminError(`cannot read the company file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Runs one command; returns the exit code (0 done, 1 refused, 2 usage). */
+export async function runCommand(argv: string[], io: CommandIo, ctx: CommandContext): Promise<number> {
+  try {
+    return await dispatch(argv, io, ctx);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`kontor: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof AdminError || error instanceof CompanyFileError) {
+      io.err(`kontor: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+const COMMANDS = [
+  'migrate',
+  'admin bootstrap',
+  'admin api-key create',
+  'admin api-key revoke',
+  'admin user deactivate',
+  'admin user set-role',
+  'admin user remove-company',
+  'admin company update',
+  'jobs run',
+] as const;
+
+async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Promise<number> {
+  const command = COMMANDS.find((name) => name.split(' ').every((word, i) => argv[i] === word));
+  switch (command) {
+    case 'migrate': {
+      const { values } = parse(argv.slice(1), {}, 0);
+      const applied = await migrate(ctx.db);
+      print(io, Boolean(values.json), { applied }, applied.length ? `applied ${applied.join(', ')}` : 'migrations are up to date');
+      return 0;
+    }
+    case 'admin bootstrap': {
+      const { values } = parse(
+        argv.slice(2),
+        { org: { type: 'string' }, 'company-file': { type: 'string' }, 'admin-email': { type: 'string' }, scopes: { type: 'string' } },
+        0,
+      );
+      const result = await bootstrapOrganization(ctx.db, ctx.sealer, {
+        organizationName: required(values, 'org'),
+        companyFile: await readCompanyFile(ctx, required(values, 'company-file')),
+        adminEmail: required(values, 'admin-email'),
+        scopes: parseScopes(values.scopes as string | undefined),
+      });
+      print(
+        io,
+        Boolean(values.json),
+        result,
+        [
+          `organisation ${result.organization_id}`,
+          `company      ${result.company_id}`,
+          `admin user   ${result.user_id} (one-time password: ${result.user_password})`,
+          `API key      ${result.api_key}`,
+          '',
+          'The password and the key are shown only now. Keep them safe.',
+        ].join('\n'),
+      );
+      return 0;
+    }
+    case 'admin api-key create': {
+      const { values } = parse(
+        argv.slice(3),
+        {
+          company: { type: 'string' },
+          creator: { type: 'string' },
+          scopes: { type: 'string' },
+          expires: { type: 'string' },
+          'all-companies': { type: 'boolean' },
+        },
+        0,
+      );
+      const result = await createApiKey(ctx.db, ctx.clock, {
+        companyId: required(values, 'company'),
+        creatorEmail: required(values, 'creator'),
+        scopes: parseScopes(values.scopes as string | undefined),
+        ...(typeof values.expires === 'string' ? { expiresOn: values.expires } : {}),
+        allCompanies: Boolean(values['all-companies']),
+      });
+      print(io, Boolean(values.json), result, `API key ${result.id}: ${result.api_key}\nThe key is shown only now.`);
+      return 0;
+    }
+    case 'admin api-key revoke': {
+      const { values, positionals } = parse(argv.slice(3), {}, 1);
+      const result = await revokeApiKey(ctx.db, ctx.clock, positionals[0] as string);
+      ctx.onKeyRevoked?.();
+      print(io, Boolean(values.json), result, `API key ${result.id} revoked at ${result.revoked_at}`);
+      return 0;
+    }
+    case 'admin user deactivate': {
+      const { values, positionals } = parse(argv.slice(3), {}, 1);
+      const result = await deactivateUser(ctx.db, ctx.clock, positionals[0] as string);
+      print(io, Boolean(values.json), result, `user ${positionals[0]} deactivated`);
+      return 0;
+    }
+    case 'admin user set-role': {
+      const { values, positionals } = parse(argv.slice(3), {}, 2);
+      const result = await setUserRole(ctx.db, ctx.clock, positionals[0] as string, positionals[1] as string);
+      print(io, Boolean(values.json), result, `user ${positionals[0]} is now ${result.role}`);
+      return 0;
+    }
+    case 'admin user remove-company': {
+      const { values, positionals } = parse(argv.slice(3), {}, 2);
+      const result = await removeCompanyAccess(ctx.db, positionals[0] as string, positionals[1] as string);
+      print(io, Boolean(values.json), result, `user ${positionals[0]} no longer reaches company ${positionals[1]}`);
+      return 0;
+    }
+    case 'admin company update': {
+      const { values } = parse(argv.slice(3), { company: { type: 'string' }, 'company-file': { type: 'string' } }, 0);
+      const result = await updateCompany(
+        ctx.db,
+        ctx.clock,
+        ctx.sealer,
+        required(values, 'company'),
+        await readCompanyFile(ctx, required(values, 'company-file')),
+      );
+      print(io, Boolean(values.json), result, `company ${result.company_id} updated: ${result.updated.join(', ') || 'nothing'}`);
+      return 0;
+    }
+    case 'jobs run': {
+      const { values } = parse(argv.slice(2), { 'as-of': { type: 'string' }, company: { type: 'string' } }, 0);
+      const asOf = values['as-of'] as string | undefined;
+      if (asOf !== undefined && (!ISO_DATE.test(asOf) || Number.isNaN(Date.parse(asOf))))
+        throw new UsageError(`--as-of must be a date YYYY-MM-DD, got ${asOf}`);
+      // --as-of runs the day's work as if it were noon UTC of that day.
+      const clock = asOf ? fixedClock(`${asOf}T12:00:00Z`) : ctx.clock;
+      const summary = await runDueWork(
+        { db: ctx.db, clock },
+        { ...(asOf ? { asOf } : {}), ...(typeof values.company === 'string' ? { companyId: values.company } : {}) },
+      );
+      print(io, Boolean(values.json), summary, JSON.stringify(summary, null, 2));
+      return 0;
+    }
+    default:
+      throw new UsageError(argv.length ? `unknown command: ${argv.join(' ')}` : 'no command given');
+  }
+}

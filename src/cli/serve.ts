@@ -1,0 +1,68 @@
+import { buildApp } from '../app.ts';
+import { type Config, instanceSecret } from '../config.ts';
+import { createAuthenticator } from '../http/auth.ts';
+import { startWorker } from '../jobs/index.ts';
+import { createClock } from '../shared/clock.ts';
+import { createSealer } from '../shared/secrets.ts';
+import { runCommand } from './commands.ts';
+import { startControlSocket } from './control-socket.ts';
+import { bufferIo, type CommandIo } from './io.ts';
+import { openConfiguredDatabase } from './open-database.ts';
+
+function firstRunHint(config: Config): string {
+  const data = config.databaseUrl || config.dataDir === process.cwd() + '/data' ? '' : ` --data ${config.dataDir}`;
+  return [
+    'Kontor has no company yet. Create the organisation, its admin, the first company and an API key with:',
+    '',
+    `  npx kontor admin bootstrap --org "Muster GmbH" --company-file docs/company.example.json --admin-email admin@example.com${data}`,
+    '',
+    '(edit a copy of docs/company.example.json with your issuing details first; add --json for machine-readable output)',
+  ].join('\n');
+}
+
+/** `kontor serve` (API, app, scheduler, worker) and `kontor worker` (worker and scheduler only). */
+export async function serve(argv: string[], config: Config, io: CommandIo): Promise<number> {
+  const withHttp = argv[0] === 'serve';
+  const handle = await openConfiguredDatabase(config);
+  const clock = createClock(config.now);
+  const sealer = createSealer(instanceSecret(config));
+  const authenticator = createAuthenticator(handle.db, clock);
+  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator }) : undefined;
+  const control =
+    handle.kind === 'pglite'
+      ? await startControlSocket(config.dataDir, async ({ argv: forwarded, cwd }) => {
+          if (forwarded[0] === 'serve' || forwarded[0] === 'worker')
+            return { stdout: '', stderr: 'kontor: a server already runs on this data folder\n', code: 1 };
+          const out = bufferIo();
+          const code = await runCommand(forwarded, out, { db: handle.db, clock, sealer, cwd, onKeyRevoked: () => authenticator.forget() });
+          return { stdout: out.stdout, stderr: out.stderr, code };
+        })
+      : undefined;
+  const worker = config.worker ? startWorker({ db: handle.db, clock }) : undefined;
+
+  if (app) {
+    const address = await app.listen({ port: config.port, host: config.host });
+    io.out(
+      `Kontor listens on ${address} (API under /v1, docs at /docs) — ${handle.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL server'}`,
+    );
+  } else {
+    io.out('Kontor worker runs.');
+  }
+  const companies = await handle.db.selectFrom('companies').select('id').limit(1).execute();
+  if (companies.length === 0) io.out(firstRunHint(config));
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      await app?.close();
+      await worker?.stop();
+      await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
+      await handle.close();
+      resolve(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBase62 } from './shared/ids.ts';
+
+// The environment, parsed and checked once. Command-line flags override it.
+
+export type Config = {
+  /** PostgreSQL server URL; unset means the embedded PGlite database in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  host: string;
+  port: number;
+  logLevel: string;
+  /** ISO date-time where the clock starts (tests, demos); unset means real time. */
+  now: string | undefined;
+  /** Secret that seals stored credentials; unset means <dataDir>/secret.key. */
+  secretKey: string | undefined;
+  /** Whether `serve` runs the worker and scheduler in-process. */
+  worker: boolean;
+};
+
+export class ConfigError extends Error {}
+
+function port(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`port must be 0–65535, got ${value}`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?: string; port?: string; host?: string } = {}): Config {
+  const now = env.KONTOR_NOW || undefined;
+  if (now !== undefined && Number.isNaN(new Date(now).getTime())) throw new ConfigError(`KONTOR_NOW is not an ISO date-time: ${now}`);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL ${logLevel} is not a pino level`);
+  return {
+    databaseUrl,
+    dataDir: path.resolve(flags.data ?? env.KONTOR_DATA ?? './data'),
+    host: flags.host ?? env.KONTOR_HOST ?? '127.0.0.1',
+    port: port(flags.port ?? env.PORT, 8080),
+    logLevel,
+    now,
+    secretKey: env.KONTOR_SECRET_KEY || undefined,
+    worker: env.KONTOR_WORKER !== 'off',
+  };
+}
+
+/** The sealing secret: KONTOR_SECRET_KEY, else a key made once in the data folder (owner-only). */
+export function instanceSecret(config: Config): string {
+  if (config.secretKey) return config.secretKey;
+  const file = path.join(config.dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, randomBase62(48), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(file, 'utf8').trim();
+}

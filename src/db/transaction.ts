@@ -1,0 +1,33 @@
+import type { Transaction } from 'kysely';
+import { AppError, RetryTransaction } from '../shared/errors.ts';
+import type { Database } from './connection.ts';
+import type { DB } from './schema.ts';
+
+export type Trx = Transaction<DB>;
+
+// PostgreSQL codes that mean "another transaction got there first; run again".
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
+const MAX_ATTEMPTS = 5;
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof RetryTransaction) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
+}
+
+/**
+ * Runs `work` in one transaction. A serialization failure, deadlock, unique violation or
+ * RetryTransaction rolls back and runs it again, a few times with a short random pause;
+ * when retries are exhausted the caller gets 409 conflict_retry.
+ */
+export async function inTransaction<T>(db: Database, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new AppError('conflict_retry');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+    }
+  }
+}

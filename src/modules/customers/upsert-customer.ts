@@ -1,0 +1,104 @@
+import type { Database } from '../../db/connection.ts';
+import { CUSTOMER_NUMBERS, drawNumber } from '../../db/number-ranges.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError, RetryTransaction, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { isCountryCode, isPlausibleVatId, isValidLeitwegId, normalizeVatId } from '../../shared/tax-ids.ts';
+import { type CustomerView, customerView } from './customer-view.ts';
+import { findCustomerByRef } from './customers.repository.ts';
+
+export type CustomerInput = {
+  name: string;
+  email?: string | null;
+  street?: string | null;
+  house_number?: string | null;
+  zip?: string | null;
+  city?: string | null;
+  country_code?: string | null;
+  vat_id?: string | null;
+  customer_type?: 'business' | 'private';
+  leitweg_id?: string | null;
+  contact_name?: string | null;
+};
+
+type Fields = Required<{ [K in keyof CustomerInput]: Exclude<CustomerInput[K], undefined> }>;
+
+/** PUT semantics: the record becomes what is sent; omitted optional fields are null. */
+function normalize(input: CustomerInput): Fields {
+  const vatId = input.vat_id ? normalizeVatId(input.vat_id) : null;
+  const fields: Fields = {
+    name: input.name.trim(),
+    email: input.email ?? null,
+    street: input.street ?? null,
+    house_number: input.house_number ?? null,
+    zip: input.zip ?? null,
+    city: input.city ?? null,
+    country_code: input.country_code ?? null,
+    vat_id: vatId || null,
+    customer_type: input.customer_type ?? 'business',
+    leitweg_id: input.leitweg_id ?? null,
+    contact_name: input.contact_name ?? null,
+  };
+  const issues: ValidationIssue[] = [];
+  if (!fields.name) issues.push({ loc: ['body', 'name'], type: 'too_short', msg: 'Name must not be blank' });
+  if (fields.country_code && !isCountryCode(fields.country_code)) {
+    issues.push({ loc: ['body', 'country_code'], type: 'enum', msg: 'Input should be an ISO 3166-1 alpha-2 country code' });
+  }
+  if (fields.vat_id && !isPlausibleVatId(fields.vat_id)) {
+    issues.push({ loc: ['body', 'vat_id'], type: 'pattern', msg: 'Input is not a VAT ID of the format of its country (or its check digit is wrong)' });
+  }
+  if (fields.leitweg_id && !isValidLeitwegId(fields.leitweg_id)) {
+    issues.push({ loc: ['body', 'leitweg_id'], type: 'pattern', msg: 'Input is not a Leitweg-ID (coarse-fine-check digits, MOD 97-10)' });
+  }
+  if (issues.length > 0) throw validationFailed(issues);
+  return fields;
+}
+
+export type UpsertCustomerResult = { created: boolean; customer: CustomerView };
+
+export async function upsertCustomer(
+  db: Database,
+  clock: Clock,
+  companyId: string,
+  ref: { source: string; externalRef: string },
+  input: CustomerInput,
+): Promise<UpsertCustomerResult> {
+  const fields = normalize(input);
+  return inTransaction(db, async (trx) => {
+    const existing = await findCustomerByRef(trx, companyId, ref.source, ref.externalRef, true);
+    if (existing) {
+      const unchanged = (Object.keys(fields) as (keyof Fields)[]).every((key) => existing[key] === fields[key]);
+      if (unchanged) return { created: false, customer: customerView(existing) };
+      const updated = await trx
+        .updateTable('customers')
+        .set({ ...fields, updated_at: clock.now() })
+        .where('company_id', '=', companyId)
+        .where('id', '=', existing.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { created: false, customer: customerView(updated) };
+    }
+    const kundennummer = await drawNumber(trx, companyId, CUSTOMER_NUMBERS);
+    if (kundennummer === null) throw new AppError('customer_number_range_exhausted');
+    const now = clock.now();
+    const inserted = await trx
+      .insertInto('customers')
+      .values({
+        company_id: companyId,
+        id: newId('cus'),
+        kundennummer,
+        external_source: ref.source,
+        external_ref: ref.externalRef,
+        ...fields,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['company_id', 'external_source', 'external_ref']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    // A concurrent request created this reference first: run again, now as an update.
+    if (!inserted) throw new RetryTransaction();
+    return { created: true, customer: customerView(inserted) };
+  });
+}

@@ -1,0 +1,34 @@
+// The one clock for every "now" and "today" decision. KONTOR_NOW sets where the clock
+// starts for a process; from there it runs on in real time. Transport timestamps (logs,
+// webhook signatures) use the real time and do not go through here.
+
+export type Clock = {
+  now(): Date;
+  /** The calendar date (YYYY-MM-DD) of `now()` in the given IANA time zone. */
+  today(timeZone: string): string;
+};
+
+export function calendarDate(instant: Date, timeZone: string): string {
+  // en-CA formats as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+}
+
+export function createClock(start?: string | Date): Clock {
+  const startAt = start === undefined ? undefined : new Date(start);
+  if (startAt && Number.isNaN(startAt.getTime())) throw new Error(`KONTOR_NOW is not an ISO date-time: ${String(start)}`);
+  const realStart = Date.now();
+  const now = () => (startAt ? new Date(startAt.getTime() + (Date.now() - realStart)) : new Date());
+  return { now, today: (timeZone) => calendarDate(now(), timeZone) };
+}
+
+/** A clock that stands still at `at` until moved: for tests and `jobs run --as-of`. */
+export function fixedClock(at: string | Date): Clock & { set(at: string | Date): void } {
+  let current = new Date(at);
+  return {
+    now: () => new Date(current),
+    today: (timeZone) => calendarDate(current, timeZone),
+    set: (next) => {
+      current = new Date(next);
+    },
+  };
+}

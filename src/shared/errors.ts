@@ -1,0 +1,62 @@
+// The error catalogue: every refusal code with its HTTP status and a readable English
+// sentence. Domain code throws AppError(code, fields); http/error-handler.ts renders
+// {detail: {code, message?, ...fields}}. Codes beyond interface.md §7 are marked (kontor).
+
+export const ERROR_CATALOGUE = {
+  api_key_admin_required: [403, 'The creator of this API key is not an admin of the organisation.'],
+  api_key_entity_not_accessible: [403, 'The company of this API key is no longer reachable for its creator.'],
+  api_key_entity_not_single: [403, 'This API key is not limited to exactly one company.'],
+  api_key_expired: [401, 'This API key has expired.'],
+  api_key_invalid: [401, 'The API key is unknown, revoked or not a key of this service.'],
+  api_key_missing: [401, 'The request has no Authorization: Bearer header.'],
+  api_key_scope_missing: [403, 'The API key lacks the scope this operation needs.'],
+  api_key_user_inactive: [401, 'The creator of this API key no longer has access to the organisation.'],
+  api_version_unknown: [400, 'The Service-Version header names a version this service does not offer.'],
+  validation_failed: [422, 'The request does not fit the schema.'],
+  conflict_retry: [409, 'Another request changed the same record at the same moment; repeat the request.'],
+  customer_not_found: [404, 'No customer with this reference in the company; create it first.'],
+  customer_number_range_exhausted: [409, 'No free customer number is left in 10000 to 69999.'],
+  product_not_found: [404, 'No product with this reference or article number in the company.'],
+  product_number_taken: [409, 'This article number belongs to another product.'],
+  'pricing.model_unknown': [422, 'Unknown pricing model.'],
+  'pricing.negative_value': [422, 'Prices and amounts of a pricing model cannot be negative.'],
+  'pricing.overage_needs_quota': [422, 'An overage price needs included_quantity.'],
+  'pricing.package_size_missing': [422, 'The package model needs the package size in included_quantity.'],
+  'pricing.quantity_negative': [422, 'Quantities cannot be negative.'],
+  'pricing.tier_incomplete': [422, 'A tier lacks from or unit_price.'],
+  'pricing.tier_invalid': [422, 'A tier is invalid: the first starts at 0, each next one starts where the previous ends, and to is above from.'],
+  'pricing.tiers_empty': [422, 'A tiered model needs at least one tier.'],
+  'pricing.tiers_overlap': [422, 'Tiers overlap, or an open-ended tier is not the last one.'],
+  // (kontor) transport-level refusals
+  route_not_found: [404, 'No such route.'],
+  malformed_body: [400, 'The request body is not valid JSON.'],
+  payload_too_large: [413, 'The request body is larger than 1 MiB.'],
+  unsupported_media_type: [415, 'Request bodies must be application/json.'],
+  method_not_allowed: [405, 'This route does not accept this method.'],
+  internal_error: [500, 'The service failed; repeat the request.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields: Record<string, unknown>;
+
+  constructor(code: ErrorCode, fields: Record<string, unknown> = {}, message?: string) {
+    const [status, defaultMessage] = ERROR_CATALOGUE[code];
+    super(message ?? defaultMessage);
+    this.code = code;
+    this.status = status;
+    this.fields = fields;
+  }
+}
+
+export type ValidationIssue = { loc: (string | number)[]; type: string; msg: string };
+
+export function validationFailed(errors: ValidationIssue[]): AppError {
+  return new AppError('validation_failed', { errors });
+}
+
+/** Thrown inside a transaction to roll it back and run the operation again. */
+export class RetryTransaction extends Error {}

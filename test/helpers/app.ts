@@ -1,0 +1,108 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import type { DatabaseHandle } from '../../src/db/connection.ts';
+import { createAuthenticator } from '../../src/http/auth.ts';
+import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
+import { fixedClock } from '../../src/shared/clock.ts';
+import { createSealer } from '../../src/shared/secrets.ts';
+import { testDatabase } from './database.ts';
+
+export const sealer = createSealer('test-secret');
+
+export const COMPANY_FILE = {
+  name: 'Muster Software GmbH',
+  legal_form: 'GmbH',
+  street: 'Hauptstraße',
+  house_number: '1',
+  zip: '10115',
+  city: 'Berlin',
+  country_code: 'DE',
+  vat_id: 'DE136695976',
+  tax_number: '30/123/45678',
+  email: 'rechnung@muster.example',
+  phone: '+49 30 1234567',
+  contact_name: 'Erika Mustermann',
+  iban: 'DE89370400440532013000',
+  bic: 'COBADEFFXXX',
+  bank_name: 'Commerzbank',
+};
+
+export type TestCompany = { organizationId: string; companyId: string; userId: string; adminEmail: string; apiKey: string };
+
+export type TestApp = {
+  app: FastifyInstance;
+  handle: DatabaseHandle;
+  clock: ReturnType<typeof fixedClock>;
+  company: TestCompany;
+  /** A second company in its own organisation (for 404-across-companies tests). */
+  newCompany(label: string): Promise<TestCompany>;
+  newKey(options?: { scopes?: Scope[]; company?: TestCompany; expiresOn?: string; allCompanies?: boolean }): Promise<string>;
+  request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+};
+
+let counter = 0;
+
+export async function testApp(options: { now?: string } = {}): Promise<TestApp> {
+  const handle = await testDatabase();
+  const clock = fixedClock(options.now ?? '2026-11-21T10:00:00Z');
+  const authenticator = createAuthenticator(handle.db, clock);
+  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator });
+
+  const newCompany = async (label: string): Promise<TestCompany> => {
+    counter += 1;
+    const adminEmail = `admin-${label}-${counter}-${process.pid}@example.com`;
+    const result = await bootstrapOrganization(handle.db, sealer, {
+      organizationName: `${label} org`,
+      companyFile: JSON.stringify({ ...COMPANY_FILE, name: `${label} GmbH` }),
+      adminEmail,
+    });
+    return { organizationId: result.organization_id, companyId: result.company_id, userId: result.user_id, adminEmail, apiKey: result.api_key };
+  };
+  const company = await newCompany('main');
+
+  return {
+    app,
+    handle,
+    clock,
+    company,
+    newCompany,
+    async newKey(opts = {}) {
+      const target = opts.company ?? company;
+      const created = await createApiKey(handle.db, clock, {
+        companyId: target.companyId,
+        creatorEmail: target.adminEmail,
+        ...(opts.scopes ? { scopes: opts.scopes } : {}),
+        ...(opts.expiresOn ? { expiresOn: opts.expiresOn } : {}),
+        ...(opts.allCompanies ? { allCompanies: true } : {}),
+      });
+      return created.api_key;
+    },
+    request(method, url, opts = {}) {
+      const key = opts.key === undefined ? company.apiKey : opts.key;
+      return app.inject({
+        method: method as 'GET',
+        url,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...opts.headers,
+        },
+        ...(opts.body !== undefined ? { payload: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+      });
+    },
+    async close() {
+      await app.close();
+      await handle.close();
+    },
+  };
+}
+
+/** Counts rows of a table (for "nothing was written" assertions). */
+export async function countRows(handle: DatabaseHandle, table: 'customers' | 'products' | 'jobs' | 'events' | 'api_keys'): Promise<number> {
+  const row = await handle.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
