@@ -44,7 +44,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 300 },
+    // Long path parameters must reach validation (validation_failed), not the router's 404.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 8192 },
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);

@@ -54,7 +54,8 @@ async function loadKeyFacts(db: Database, keyHash: string): Promise<KeyFacts | u
     .executeTakeFirst();
 }
 
-export function createAuthenticator(db: Database, clock: Clock): Authenticator {
+export function createAuthenticator(db: Database, clock: Clock, options: { cacheMs?: number } = {}): Authenticator {
+  const cacheMs = options.cacheMs ?? AUTH_CACHE_MS;
   const cache = new Map<string, { facts: KeyFacts | undefined; until: number }>();
 
   async function facts(keyHash: string): Promise<KeyFacts | undefined> {
@@ -63,7 +64,7 @@ export function createAuthenticator(db: Database, clock: Clock): Authenticator {
     if (hit && hit.until > now) return hit.facts;
     const loaded = await loadKeyFacts(db, keyHash);
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(keyHash, { facts: loaded, until: now + AUTH_CACHE_MS });
+    cache.set(keyHash, { facts: loaded, until: now + cacheMs });
     return loaded;
   }
 

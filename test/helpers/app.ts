@@ -43,10 +43,10 @@ export type TestApp = {
 
 let counter = 0;
 
-export async function testApp(options: { now?: string } = {}): Promise<TestApp> {
+export async function testApp(options: { now?: string; authCacheMs?: number } = {}): Promise<TestApp> {
   const handle = await testDatabase();
   const clock = fixedClock(options.now ?? '2026-11-21T10:00:00Z');
-  const authenticator = createAuthenticator(handle.db, clock);
+  const authenticator = createAuthenticator(handle.db, clock, { cacheMs: options.authCacheMs ?? 0 });
   const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator });
 
   const newCompany = async (label: string): Promise<TestCompany> => {

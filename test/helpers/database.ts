@@ -39,23 +39,33 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+async function onServer(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty database on the PostgreSQL server, dropped by `drop()`. */
+export async function freshServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `kontor_test_${randomBytes(6).toString('hex')}`;
+  await onServer(`create database ${name}`);
+  return { url: withDatabase(serverUrl, name), drop: () => onServer(`drop database if exists ${name} with (force)`) };
+}
+
 export async function testDatabase(): Promise<DatabaseHandle> {
   if (usePostgres) {
-    const name = `kontor_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const handle = await openDatabase({ kind: 'postgres', url: withDatabase(serverUrl, name), poolSize: 20 });
+    const server = await freshServerDatabase();
+    const handle = await openDatabase({ kind: 'postgres', url: server.url, poolSize: 20 });
     await migrate(handle.db);
     return {
       ...handle,
       close: async () => {
         await handle.close();
-        const dropper = new pg.Client({ connectionString: serverUrl });
-        await dropper.connect();
-        await dropper.query(`drop database if exists ${name} with (force)`);
-        await dropper.end();
+        await server.drop();
       },
     };
   }

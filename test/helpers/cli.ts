@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freshServerDatabase, usePostgres } from './database.ts';
+
+// Runs the real `kontor` command in child processes against a fresh data folder (PGlite)
+// or a fresh database on the PostgreSQL server (KONTOR_TEST_DB=postgres).
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/kontor.js');
+
+export type CliResult = { code: number | null; stdout: string; stderr: string };
+
+export type CliWorkspace = {
+  dir: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
+  spawnServer(args?: string[]): Promise<{ child: ChildProcess; port: number; output(): string }>;
+  writeFile(name: string, content: unknown): string;
+  cleanup(): Promise<void>;
+};
+
+export async function cliWorkspace(): Promise<CliWorkspace> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kontor-cli-'));
+  const dataDir = path.join(dir, 'data');
+  const server = usePostgres ? await freshServerDatabase() : undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', KONTOR_DATA: dataDir, KONTOR_SECRET_KEY: 'cli-test-secret' };
+  delete env.DATABASE_URL;
+  if (server) env.DATABASE_URL = server.url;
+  const children: ChildProcess[] = [];
+
+  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    new Promise<CliResult>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  return {
+    dir,
+    dataDir,
+    env,
+    run,
+    async spawnServer(args = []) {
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+        cwd: dir,
+        env: { ...env, KONTOR_WORKER: 'off' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (d) => (output += d));
+      child.stderr!.on('data', (d) => (output += d));
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+        const check = () => {
+          const match = /listens on http:\/\/[^:]+:(\d+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(Number(match[1]));
+          }
+        };
+        child.stdout!.on('data', check);
+        child.on('exit', () => reject(new Error(`server exited:\n${output}`)));
+      });
+      return { child, port, output: () => output };
+    },
+    writeFile(name, content) {
+      const file = path.join(dir, name);
+      writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+      return file;
+    },
+    async cleanup() {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+      await server?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
