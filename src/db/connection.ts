@@ -20,7 +20,7 @@ const parseInt8 = (v: string) => Number(v);
 const keepString = (v: string) => v;
 
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; poolSize?: number; searchPath?: string }
+  | { kind: 'postgres'; url: string; poolSize?: number; onIdleError?: (error: Error) => void }
   | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -28,7 +28,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (oid === 20) return parseInt8;
@@ -37,6 +36,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         }) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle pooled connection can be closed by the server (restart, admin command). pg
+    // reports that as an 'error' event, which would crash the process unhandled; the pool
+    // drops the client and the next query opens a new connection.
+    pool.on('error', (error) => options.onIdleError?.(error));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -130,7 +130,7 @@ describe('the kontor command', () => {
     const again = await w.spawnServer();
     const read = await fetch(`http://127.0.0.1:${again.port}/v1/customers/by-ref/crm/durable-1`, { headers: { authorization: `Bearer ${boot.api_key}` } });
     assert.equal(read.status, 200, 'the customer committed before the kill is there');
-    assert.equal((await read.json()).name, 'Bleibt AG');
+    assert.equal(((await read.json()) as { name: string }).name, 'Bleibt AG');
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');
   });
