@@ -2,6 +2,7 @@ import { PGlite, types } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { pgliteDialect } from './pglite-dialect.ts';
+import { templateFor } from './pglite-template.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -43,9 +44,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
+  const loadDataDir = options.loadDataDir ?? (options.dataDir ? templateFor(options.dataDir) : undefined);
   const pglite = new PGlite({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...(loadDataDir ? { loadDataDir } : {}),
     parsers: { [types.INT8]: parseInt8, [types.NUMERIC]: keepString, [types.DATE]: keepString },
   });
   await pglite.waitReady;

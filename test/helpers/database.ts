@@ -1,37 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
-import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { writeTemplate } from '../../src/db/write-template.ts';
 
-// One database per test file: on PGlite an in-memory instance loaded from a migrated
-// snapshot (made once per migration set by test/global-setup.ts), on PostgreSQL
+// One database per test file: on PGlite an in-memory instance loaded from the migrated
+// template of src/db/pglite-template.ts (made by npm install or test/global-setup.ts), on PostgreSQL
 // (KONTOR_TEST_DB=postgres) a fresh database created on the server and dropped after.
 
 export const usePostgres = process.env.KONTOR_TEST_DB === 'postgres';
 export const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-async function snapshotPath(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const m of await listMigrations()) hash.update(m.version).update(m.sql);
-  return path.join(tmpdir(), `kontor-test-snapshot-${hash.digest('hex').slice(0, 16)}.tar`);
-}
-
-/** Makes the migrated PGlite snapshot unless it exists. */
-export async function ensureSnapshot(): Promise<string> {
-  const file = await snapshotPath();
-  if (existsSync(file)) return file;
-  const handle = await openDatabase({ kind: 'pglite' });
-  await migrate(handle.db);
-  const dump = await handle.pglite!.dumpDataDir('none');
-  await handle.close();
-  const partial = `${file}.${process.pid}.part`;
-  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-  renameSync(partial, file);
-  return file;
-}
+/** The migrated PGlite snapshot every test file loads (made by npm install, or here). */
+export const ensureSnapshot = writeTemplate;
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
