@@ -1,14 +1,31 @@
-import type { Database } from '../db/connection.ts';
-import type { Clock } from '../shared/clock.ts';
+// Background work: jobs (rows claimed by workers), outgoing events (the outbox) and
+// daily tasks per company. See README.md for the rules a job or task must follow.
 
-// Background work (placeholder until the jobs module lands).
-export type JobDeps = { db: Database; clock: Clock };
-export type DueWorkSummary = { as_of: string; tasks: Record<string, unknown>; jobs: { done: number; failed: number; retried: number } };
-
-export async function runDueWork(_deps: JobDeps, options: { asOf?: string; companyId?: string }): Promise<DueWorkSummary> {
-  return { as_of: options.asOf ?? '', tasks: {}, jobs: { done: 0, failed: 0, retried: 0 } };
-}
-
-export function startWorker(_deps: JobDeps, _options: { log?: (msg: string) => void } = {}) {
-  return { stop: async () => {} };
-}
+export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
+export { type ClaimOptions, claimJobs, releaseExpiredLeases } from './claim.ts';
+export { type EnqueueJobInput, enqueueJob, type RecordEventInput, recordEvent } from './enqueue.ts';
+export {
+  createJobRegistry,
+  defineJob,
+  type Job,
+  type JobContext,
+  type JobDefinition,
+  type JobLog,
+  type JobRegistry,
+  type JobRow,
+  jobRegistry,
+  PermanentJobError,
+} from './registry.ts';
+export { type DueWorkOptions, type DueWorkSummary, runDueWork } from './run-due-work.ts';
+export { type JobOutcome, runJob } from './run-job.ts';
+export {
+  createDailyTaskRegistry,
+  type DailyTask,
+  type DailyTaskContext,
+  type DailyTaskRegistry,
+  type DailyTaskTally,
+  dailyTaskRegistry,
+  defineDailyTask,
+  runDailyTasks,
+} from './scheduler.ts';
+export { DEFAULT_LEASE_MS, drainDueJobs, type JobDeps, type JobTally, startWorker, type Worker, type WorkerOptions } from './worker.ts';

@@ -1,0 +1,80 @@
+import type { Trx } from '../db/transaction.ts';
+import { newId } from '../shared/ids.ts';
+import { type JobRegistry, jobRegistry } from './registry.ts';
+
+// Jobs and events are rows written in the caller's transaction, so they exist exactly
+// when the state change that causes them commits (the outbox pattern). Both functions
+// take a Transaction on purpose: outside one there is no change for them to belong to.
+
+export type EnqueueJobInput = {
+  name: string;
+  companyId?: string | null;
+  payload: unknown;
+  /**
+   * When the job becomes due, in the business clock's time: pass `clock.now()` for "at
+   * once". Required because the database's own now() is real time, which differs from
+   * the clock under KONTOR_NOW, `jobs run --as-of` and fixed test clocks.
+   */
+  runAt: Date;
+  /** A job with this key is enqueued once, ever: a second enqueue (even after it ran) is a no-op. */
+  dedupeKey?: string;
+  /** Overrides the kind's maxAttempts for this job. */
+  maxAttempts?: number;
+};
+
+/**
+ * Adds a job in the caller's transaction. Returns its id, or null when a job with the
+ * same dedupe key already exists. A payload that does not fit the kind's schema throws
+ * (a programming error, better found at the cause than in the worker); an unknown kind
+ * is accepted here and fails in the worker with a clear last_error.
+ */
+export async function enqueueJob(trx: Trx, input: EnqueueJobInput, registry: JobRegistry = jobRegistry): Promise<number | null> {
+  const kind = registry.get(input.name);
+  const payload = input.payload === undefined ? {} : input.payload;
+  const problem = kind?.payloadProblem(payload);
+  if (problem) throw new Error(`job ${input.name}: the payload does not fit: ${problem}`);
+  const maxAttempts = input.maxAttempts ?? kind?.maxAttempts;
+
+  const insert = trx
+    .insertInto('jobs')
+    .values({
+      name: input.name,
+      company_id: input.companyId ?? null,
+      payload: JSON.stringify(payload),
+      dedupe_key: input.dedupeKey ?? null,
+      run_at: input.runAt,
+      ...(maxAttempts !== undefined ? { max_attempts: maxAttempts } : {}),
+    })
+    .returning('id');
+  const row = await (input.dedupeKey === undefined ? insert : insert.onConflict((oc) => oc.column('dedupe_key').doNothing())).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export type RecordEventInput = {
+  companyId: string;
+  /** Dotted resource.action, e.g. `invoice.overdue`. */
+  type: string;
+  subjectId?: string | null;
+  /** The resource as the API returns it (the webhook envelope's `data`). */
+  data: unknown;
+  /** When it happened in business time; default the database's transaction time. */
+  createdAt?: Date;
+};
+
+/** Writes an outgoing event (the outbox row) in the caller's transaction; returns its `evt_…` id. */
+export async function recordEvent(trx: Trx, input: RecordEventInput): Promise<string> {
+  if (!/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(input.type)) throw new Error(`event type ${JSON.stringify(input.type)} is not resource.action`);
+  const id = newId('evt');
+  await trx
+    .insertInto('events')
+    .values({
+      company_id: input.companyId,
+      id,
+      type: input.type,
+      subject_id: input.subjectId ?? null,
+      data: JSON.stringify(input.data ?? null),
+      ...(input.createdAt ? { created_at: input.createdAt } : {}),
+    })
+    .execute();
+  return id;
+}

@@ -1,0 +1,109 @@
+import type { Database } from '../db/connection.ts';
+import type { Clock } from '../shared/clock.ts';
+import { backoffDelayMs } from './backoff.ts';
+import { leaseUntil } from './claim.ts';
+import { type JobLog, type JobRegistry, type JobRow, jobRegistry, PermanentJobError } from './registry.ts';
+
+// Runs one claimed job and records its outcome. Every write back is fenced on the claim
+// (same worker, same attempt, still running): if the lease ran out and another worker
+// took the job over, this worker's late result is dropped instead of overwriting theirs.
+
+export type JobOutcome = 'done' | 'retried' | 'failed' | 'lost';
+
+export type RunJobDeps = {
+  db: Database;
+  clock: Clock;
+  registry?: JobRegistry;
+  log?: JobLog;
+  /** While the handler runs the lease is extended every third of this (real time). */
+  leaseMs?: number;
+};
+
+const MAX_ERROR_LENGTH = 2000;
+
+function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message || error.name : String(error);
+  return message.length > MAX_ERROR_LENGTH ? message.slice(0, MAX_ERROR_LENGTH) : message;
+}
+
+function claimed(db: Database, job: JobRow) {
+  return db
+    .updateTable('jobs')
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', job.locked_by ?? '')
+    .where('attempts', '=', job.attempts);
+}
+
+async function finish(db: Database, job: JobRow, outcome: Exclude<JobOutcome, 'lost'>, fields: { at: Date; error?: string; runAt?: Date }) {
+  const result = await claimed(db, job)
+    .set({
+      status: outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'pending',
+      locked_by: null,
+      locked_until: null,
+      finished_at: outcome === 'retried' ? null : fields.at,
+      ...(fields.error !== undefined ? { last_error: fields.error } : {}),
+      ...(fields.runAt ? { run_at: fields.runAt } : {}),
+    })
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n ? outcome : 'lost';
+}
+
+function keepLease(db: Database, job: JobRow, leaseMs: number | undefined, log: JobLog): () => void {
+  if (!leaseMs) return () => {};
+  const timer = setInterval(
+    () => {
+      claimed(db, job)
+        .set({ locked_until: leaseUntil(leaseMs) })
+        .executeTakeFirst()
+        .then((result) => {
+          if (result.numUpdatedRows === 0n) log(`job ${job.name} #${job.id}: lease lost while running`);
+        })
+        .catch((error: unknown) => log(`job ${job.name} #${job.id}: could not extend the lease: ${errorMessage(error)}`));
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Runs a claimed job's handler and marks the job done, pending again (with backoff) or failed. */
+export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome> {
+  const { db, clock } = deps;
+  const log = deps.log ?? (() => {});
+  const label = `job ${job.name} #${job.id} attempt ${job.attempts}/${job.max_attempts}`;
+  const kind = (deps.registry ?? jobRegistry).get(job.name);
+  if (!kind) {
+    const error = `unknown job "${job.name}": no handler is defined for it in this process (defineJob)`;
+    log(`${label} failed: ${error}`);
+    return finish(db, job, 'failed', { at: clock.now(), error });
+  }
+  const problem = kind.payloadProblem(job.payload);
+  if (problem) {
+    log(`${label} failed: the payload does not fit: ${problem}`);
+    return finish(db, job, 'failed', { at: clock.now(), error: errorMessage(`the payload does not fit: ${problem}`) });
+  }
+
+  const stopLease = keepLease(db, job, deps.leaseMs, log);
+  let failure: unknown;
+  let succeeded = false;
+  try {
+    await kind.handler({ db, clock, job, log: (message) => log(`${label}: ${message}`) });
+    succeeded = true;
+  } catch (error) {
+    failure = error;
+  } finally {
+    stopLease();
+  }
+  const now = clock.now();
+  if (succeeded) return finish(db, job, 'done', { at: now });
+
+  const error = errorMessage(failure);
+  if (failure instanceof PermanentJobError || job.attempts >= job.max_attempts) {
+    log(`${label} failed for good: ${error}`);
+    return finish(db, job, 'failed', { at: now, error });
+  }
+  const runAt = new Date(now.getTime() + backoffDelayMs(job.attempts, kind.backoff));
+  log(`${label} failed, retry at ${runAt.toISOString()}: ${error}`);
+  return finish(db, job, 'retried', { at: now, error, runAt });
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Database } from '../db/connection.ts';
+import type { Clock } from '../shared/clock.ts';
+import { claimJobs } from './claim.ts';
+import type { JobLog, JobRegistry } from './registry.ts';
+import { type JobOutcome, runJob } from './run-job.ts';
+import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
+
+// The worker loop of `kontor serve` and `kontor worker`, and the bounded drain of
+// `kontor jobs run`. Several workers in several processes may run against one database:
+// claiming (claim.ts) keeps them from taking the same job.
+
+export type JobDeps = { db: Database; clock: Clock; jobs?: JobRegistry; tasks?: DailyTaskRegistry };
+export type JobTally = { done: number; failed: number; retried: number; lost: number };
+
+export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+
+export function newWorkerId(role = 'worker'): string {
+  return `${role}:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+function count(tally: JobTally, outcome: JobOutcome) {
+  tally[outcome] += 1;
+}
+
+export type DrainOptions = { workerId?: string; companyId?: string; maxJobs?: number; concurrency?: number; leaseMs?: number; log?: JobLog };
+
+/**
+ * Runs due jobs (run_at at or before clock.now()) until none is due or `maxJobs` (default
+ * 10,000) were claimed. A retried job is due again only after its backoff, so one call
+ * does not spin on a failing job.
+ */
+export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): Promise<JobTally> {
+  const workerId = options.workerId ?? newWorkerId('jobs-run');
+  const maxJobs = options.maxJobs ?? 10_000;
+  const concurrency = options.concurrency ?? 4;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const log = options.log ?? (() => {});
+  const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
+  let claimed = 0;
+  while (claimed < maxJobs) {
+    const batch = await claimJobs(deps.db, {
+      workerId,
+      now: deps.clock.now(),
+      limit: Math.min(concurrency, maxJobs - claimed),
+      leaseMs,
+      ...(options.companyId !== undefined ? { companyId: options.companyId } : {}),
+    });
+    if (batch.length === 0) break;
+    claimed += batch.length;
+    const results = await Promise.allSettled(
+      batch.map((job) => runJob({ db: deps.db, clock: deps.clock, leaseMs, log, ...(deps.jobs ? { registry: deps.jobs } : {}) }, job)),
+    );
+    for (const result of results) {
+      if (result.status === 'rejected') throw result.reason;
+      count(tally, result.value);
+    }
+  }
+  return tally;
+}
+
+export type WorkerOptions = {
+  log?: JobLog;
+  workerId?: string;
+  /** Jobs run at the same time (default 4). */
+  concurrency?: number;
+  /** Pause between polls when no job is due (default 500 ms). */
+  pollMs?: number;
+  leaseMs?: number;
+  /** How often the daily tasks are checked (default 60 s; 0 turns the scheduler off). */
+  schedulerIntervalMs?: number;
+};
+
+export type Worker = {
+  workerId: string;
+  /** Outcomes so far (for tests and the app's status page). */
+  tally: JobTally;
+  /** Stops claiming and waits for the jobs and the scheduler tick that are running. */
+  stop(): Promise<void>;
+};
+
+function stderrLog(message: string) {
+  process.stderr.write(`${new Date().toISOString()} kontor worker: ${message}\n`);
+}
+
+/** Starts polling for due jobs and ticking the scheduler until stop(). */
+export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker {
+  const workerId = options.workerId ?? newWorkerId();
+  const log = options.log ?? stderrLog;
+  const concurrency = options.concurrency ?? 4;
+  const pollMs = options.pollMs ?? 500;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const schedulerIntervalMs = options.schedulerIntervalMs ?? 60_000;
+  const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
+  const running = new Set<Promise<void>>();
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  let tick: Promise<void> | undefined;
+  let lastTickAt = Number.NEGATIVE_INFINITY;
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+    });
+
+  const startTick = () => {
+    // Real time paces the tick; the tasks themselves read the business clock.
+    if (schedulerIntervalMs <= 0 || tick || performance.now() - lastTickAt < schedulerIntervalMs) return;
+    lastTickAt = performance.now();
+    tick = runDailyTasks(deps.db, deps.clock, { log, ...(deps.tasks ? { registry: deps.tasks } : {}) })
+      .then(
+        () => {},
+        (error: unknown) => log(`scheduler tick failed: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        tick = undefined;
+      });
+  };
+
+  const start = (job: Awaited<ReturnType<typeof claimJobs>>[number]) => {
+    const run: Promise<void> = runJob({ db: deps.db, clock: deps.clock, log, leaseMs, ...(deps.jobs ? { registry: deps.jobs } : {}) }, job)
+      .then(
+        (outcome) => count(tally, outcome),
+        (error: unknown) =>
+          log(`job ${job.name} #${job.id}: could not record the outcome (the lease will expire and it runs again): ${(error as Error).message}`),
+      )
+      .finally(() => {
+        running.delete(run);
+        wake?.();
+      });
+    running.add(run);
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      startTick();
+      const free = concurrency - running.size;
+      if (free <= 0) {
+        await pause(pollMs); // a finishing job wakes the loop early
+        continue;
+      }
+      let claimed: Awaited<ReturnType<typeof claimJobs>>;
+      try {
+        claimed = await claimJobs(deps.db, { workerId, now: deps.clock.now(), limit: free, leaseMs });
+      } catch (error) {
+        log(`claiming jobs failed: ${(error as Error).message}`);
+        await pause(pollMs * 4);
+        continue;
+      }
+      for (const job of claimed) start(job);
+      // A full claim means more may be due: claim again at once (or when a slot frees).
+      if (claimed.length < free && !stopping) await pause(pollMs);
+    }
+  };
+  const looping = loop();
+
+  return {
+    workerId,
+    tally,
+    async stop() {
+      stopping = true;
+      wake?.();
+      await looping;
+      await Promise.allSettled([...running]);
+      await tick;
+    },
+  };
+}
