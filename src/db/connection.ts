@@ -20,6 +20,18 @@ export type DatabaseHandle = {
 const parseInt8 = (v: string) => Number(v);
 const keepString = (v: string) => v;
 
+/** Type parsers for pg (also used by bench/ceiling.ts, so both read rows alike). */
+export const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20) return parseInt8;
+    if (oid === 1700 || oid === 1082) return keepString;
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** Type parsers for PGlite, the same as pgTypes. */
+export const pgliteParsers = { [types.INT8]: parseInt8, [types.NUMERIC]: keepString, [types.DATE]: keepString };
+
 export type DatabaseOptions =
   | { kind: 'postgres'; url: string; poolSize?: number; onIdleError?: (error: Error) => void }
   | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
@@ -29,13 +41,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-          if (oid === 20) return parseInt8;
-          if (oid === 1700 || oid === 1082) return keepString;
-          return pg.types.getTypeParser(oid, format);
-        }) as typeof pg.types.getTypeParser,
-      },
+      types: pgTypes,
     });
     // An idle pooled connection can be closed by the server (restart, admin command). pg
     // reports that as an 'error' event, which would crash the process unhandled; the pool
@@ -48,7 +54,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const pglite = new PGlite({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(loadDataDir ? { loadDataDir } : {}),
-    parsers: { [types.INT8]: parseInt8, [types.NUMERIC]: keepString, [types.DATE]: keepString },
+    parsers: pgliteParsers,
   });
   await pglite.waitReady;
   const db = new Kysely<DB>({ dialect: pgliteDialect(pglite) });
