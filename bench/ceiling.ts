@@ -15,22 +15,33 @@ export type Target = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; u
 export type CeilingInput = { target: Target; companyId: string; duration: number; warmup: number; tag: string; scenarios: Scenario[]; watch: CpuWatch };
 
 const SELECT_BY_REF = 'select * from "customers" where "company_id" = $1 and "external_source" = $2 and "external_ref" = $3';
-const SELECT_FOR_UPDATE = `${SELECT_BY_REF} for update`;
 const UPDATE_CUSTOMER =
   'update "customers" set "name" = $1, "email" = $2, "street" = $3, "house_number" = $4, "zip" = $5, "city" = $6, "country_code" = $7, ' +
   '"vat_id" = $8, "customer_type" = $9, "leitweg_id" = $10, "contact_name" = $11, "updated_at" = $12 where "company_id" = $13 and "id" = $14 returning *';
+// insertCustomerWithNextNumber of src/modules/customers/customers.repository.ts.
+const INSERT_WITH_NUMBER = `
+    with drawn as (
+      update number_ranges set next_value = next_value + 1
+      where company_id = $1 and range_key = $2 and next_value <= last_value
+        and not exists (select 1 from customers c where c.company_id = $3
+                        and c.external_source = $4 and c.external_ref = $5)
+      returning next_value - 1 as kundennummer
+    )
+    insert into customers (company_id, id, kundennummer, external_source, external_ref, name, email, street, house_number,
+                           zip, city, country_code, vat_id, customer_type, leitweg_id, contact_name, created_at, updated_at)
+    select $6, $7, kundennummer, $8, $9, $10, $11::text,
+           $12::text, $13::text, $14::text, $15::text, $16::text,
+           $17::text, $18, $19::text, $20::text,
+           $21::timestamptz, $22::timestamptz
+    from drawn
+    on conflict (company_id, external_source, external_ref) do nothing
+    returning *`;
 const INSERT_RANGE =
   'insert into "number_ranges" ("company_id", "range_key", "next_value", "last_value") values ($1, $2, $3, $4) on conflict ("company_id", "range_key") do nothing';
-const DRAW_NUMBER =
-  'update "number_ranges" set "next_value" = next_value + 1 where "company_id" = $1 and "range_key" = $2 and next_value <= last_value returning next_value - 1 as "drawn"';
-const INSERT_CUSTOMER =
-  'insert into "customers" ("company_id", "id", "kundennummer", "external_source", "external_ref", "name", "email", "street", "house_number", "zip", "city", ' +
-  '"country_code", "vat_id", "customer_type", "leitweg_id", "contact_name", "created_at", "updated_at") ' +
-  'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) on conflict ("company_id", "external_source", "external_ref") do nothing returning *';
 
 type Row = Record<string, unknown>;
 type Query = (sql: string, params: unknown[]) => Promise<{ rows: Row[] }>;
-type Driver = { query: Query; transaction<T>(work: (query: Query) => Promise<T>): Promise<T>; close(): Promise<void> };
+type Driver = { query: Query; close(): Promise<void> };
 
 function postgresDriver(url: string, clients: number): Driver {
   const pool = new pg.Pool({
@@ -40,20 +51,6 @@ function postgresDriver(url: string, clients: number): Driver {
   });
   return {
     query: (sql, params) => pool.query(sql, params),
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query('begin');
-        const result = await work((sql, params) => client.query(sql, params));
-        await client.query('commit');
-        return result;
-      } catch (error) {
-        await client.query('rollback').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
     close: () => pool.end(),
   };
 }
@@ -63,42 +60,53 @@ async function pgliteDriver(dataDir: string): Promise<Driver> {
   await db.waitReady;
   return {
     query: (sql, params) => db.query<Row>(sql, params),
-    transaction: (work) => db.transaction((tx) => work((sql, params) => tx.query<Row>(sql, params))),
     close: () => db.close(),
   };
 }
 
-class Retry extends Error {}
-const RETRYABLE = new Set(['40001', '40P01', '23505']);
-
-/** upsertCustomer's transaction (with inTransaction's retries); returns whether it created. */
+/** upsertCustomer's statements (each autocommit, as there); returns whether it created. */
 async function upsert(driver: Driver, companyId: string, step: UpsertStep): Promise<boolean> {
   const b = step.body;
   const fields = [b.name, b.email, b.street, b.house_number, b.zip, b.city, b.country_code, null, b.customer_type, null, b.contact_name];
   const names = ['name', 'email', 'street', 'house_number', 'zip', 'city', 'country_code', 'vat_id', 'customer_type', 'leitweg_id', 'contact_name'];
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await driver.transaction(async (query) => {
-        const existing = (await query(SELECT_FOR_UPDATE, [companyId, SOURCE, step.ref])).rows[0];
-        if (existing) {
-          if (names.every((name, i) => existing[name] === fields[i])) return false;
-          await query(UPDATE_CUSTOMER, [...fields, new Date(), companyId, existing.id]);
-          return false;
-        }
-        await query(INSERT_RANGE, [companyId, 'customer', 10000, 69999]);
-        const drawn = (await query(DRAW_NUMBER, [companyId, 'customer'])).rows[0];
-        if (!drawn) throw new Error('customer number range exhausted');
-        const now = new Date();
-        const inserted = await query(INSERT_CUSTOMER, [companyId, newId('cus'), Number(drawn.drawn), SOURCE, step.ref, ...fields, now, now]);
-        if (!inserted.rows[0]) throw new Retry();
-        return true;
-      });
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (attempt >= 5 || !(error instanceof Retry || (typeof code === 'string' && RETRYABLE.has(code)))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const existing = (await driver.query(SELECT_BY_REF, [companyId, SOURCE, step.ref])).rows[0];
+    if (existing) {
+      if (names.every((name, i) => existing[name] === fields[i])) return false;
+      await driver.query(UPDATE_CUSTOMER, [...fields, new Date(), companyId, existing.id]);
+      return false;
     }
+    const now = new Date();
+    const [name, email, street, house, zip, city, country, vatId, type, leitwegId, contact] = fields;
+    const inserted = await driver.query(INSERT_WITH_NUMBER, [
+      companyId,
+      'customer',
+      companyId,
+      SOURCE,
+      step.ref,
+      companyId,
+      newId('cus'),
+      SOURCE,
+      step.ref,
+      name,
+      email,
+      street,
+      house,
+      zip,
+      city,
+      country,
+      vatId,
+      type,
+      leitwegId,
+      contact,
+      now,
+      now,
+    ]);
+    if (inserted.rows[0]) return true;
+    if ((await driver.query(SELECT_BY_REF, [companyId, SOURCE, step.ref])).rows[0]) continue;
+    await driver.query(INSERT_RANGE, [companyId, 'customer', 10000, 69999]);
   }
+  throw new Error('upsert did not settle after 5 attempts');
 }
 
 async function run(driver: Driver, input: CeilingInput, scenario: Scenario, seconds: number, sequence: Steps): Promise<Measurement> {

@@ -1,28 +1,26 @@
-import { sql } from 'kysely';
-import type { Trx } from './transaction.ts';
+import type { Database } from './connection.ts';
+
+// Number ranges per company (customer numbers now, invoice numbers later). A number is
+// drawn by `update number_ranges set next_value = next_value + 1 … returning` inside the
+// statement or transaction that uses it: the row lock orders concurrent draws, and a
+// rollback returns the number, so numbers have no gaps and no duplicates.
 
 export type NumberRange = { key: string; first: number; last: number };
 
 export const CUSTOMER_NUMBERS: NumberRange = { key: 'customer', first: 10000, last: 69999 };
 
-/**
- * Draws the next number of a range inside the caller's transaction. The counter row is
- * locked until that transaction ends, so a rollback returns the number: no gaps, no
- * duplicates. Returns null when the range is used up.
- */
-export async function drawNumber(trx: Trx, companyId: string, range: NumberRange): Promise<number | null> {
-  await trx
+/** Creates the company's range row unless it exists; tells whether the range is used up. */
+export async function ensureNumberRange(db: Database, companyId: string, range: NumberRange): Promise<{ exhausted: boolean }> {
+  await db
     .insertInto('number_ranges')
     .values({ company_id: companyId, range_key: range.key, next_value: range.first, last_value: range.last })
     .onConflict((oc) => oc.columns(['company_id', 'range_key']).doNothing())
     .execute();
-  const row = await trx
-    .updateTable('number_ranges')
-    .set({ next_value: sql`next_value + 1` })
+  const row = await db
+    .selectFrom('number_ranges')
+    .select(['next_value', 'last_value'])
     .where('company_id', '=', companyId)
     .where('range_key', '=', range.key)
-    .where(sql<boolean>`next_value <= last_value`)
-    .returning(sql<number>`next_value - 1`.as('drawn'))
-    .executeTakeFirst();
-  return row ? Number(row.drawn) : null;
+    .executeTakeFirstOrThrow();
+  return { exhausted: row.next_value > row.last_value };
 }

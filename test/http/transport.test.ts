@@ -120,6 +120,8 @@ describe('HTTP transport: errors, limits, versions, documentation', () => {
     assert.equal(mine.headers['x-request-id'], 'trace-123');
     const made = await t.request('GET', '/v1/customers/by-ref/crm/none', { headers: { 'x-request-id': 'bad id with spaces' } });
     assert.match(String(made.headers['x-request-id']), /^req_[0-9a-f]{16}$/);
+    const next = await t.request('GET', '/v1/customers/by-ref/crm/none');
+    assert.notEqual(next.headers['x-request-id'], made.headers['x-request-id'], 'each request gets its own id');
   });
 
   test('OpenAPI 3.1 is generated from the route schemas, and /docs renders it', async () => {

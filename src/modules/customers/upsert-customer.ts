@@ -1,12 +1,11 @@
 import type { Database } from '../../db/connection.ts';
-import { CUSTOMER_NUMBERS, drawNumber } from '../../db/number-ranges.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { CUSTOMER_NUMBERS, ensureNumberRange } from '../../db/number-ranges.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError, RetryTransaction, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
+import { AppError, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { isCountryCode, isPlausibleVatId, isValidLeitwegId, normalizeVatId } from '../../shared/tax-ids.ts';
 import { type CustomerView, customerView } from './customer-view.ts';
-import { findCustomerByRef } from './customers.repository.ts';
+import { findCustomerByRef, insertCustomerWithNextNumber } from './customers.repository.ts';
 
 export type CustomerInput = {
   name: string;
@@ -57,6 +56,14 @@ function normalize(input: CustomerInput): Fields {
 
 export type UpsertCustomerResult = { created: boolean; customer: CustomerView };
 
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Creates or updates a customer by reference. Each step is one autocommit statement
+ * (a create draws its number in the same statement as its insert), so no lock is held
+ * across round trips; a step that loses a race to a concurrent request for the same
+ * reference simply reads again and continues as an update.
+ */
 export async function upsertCustomer(
   db: Database,
   clock: Clock,
@@ -65,12 +72,12 @@ export async function upsertCustomer(
   input: CustomerInput,
 ): Promise<UpsertCustomerResult> {
   const fields = normalize(input);
-  return inTransaction(db, async (trx) => {
-    const existing = await findCustomerByRef(trx, companyId, ref.source, ref.externalRef, true);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const existing = await findCustomerByRef(db, companyId, ref.source, ref.externalRef);
     if (existing) {
       const unchanged = (Object.keys(fields) as (keyof Fields)[]).every((key) => existing[key] === fields[key]);
       if (unchanged) return { created: false, customer: customerView(existing) };
-      const updated = await trx
+      const updated = await db
         .updateTable('customers')
         .set({ ...fields, updated_at: clock.now() })
         .where('company_id', '=', companyId)
@@ -79,26 +86,20 @@ export async function upsertCustomer(
         .executeTakeFirstOrThrow();
       return { created: false, customer: customerView(updated) };
     }
-    const kundennummer = await drawNumber(trx, companyId, CUSTOMER_NUMBERS);
-    if (kundennummer === null) throw new AppError('customer_number_range_exhausted');
-    const now = clock.now();
-    const inserted = await trx
-      .insertInto('customers')
-      .values({
-        company_id: companyId,
-        id: newId('cus'),
-        kundennummer,
-        external_source: ref.source,
-        external_ref: ref.externalRef,
-        ...fields,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['company_id', 'external_source', 'external_ref']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    // A concurrent request created this reference first: run again, now as an update.
-    if (!inserted) throw new RetryTransaction();
-    return { created: true, customer: customerView(inserted) };
-  });
+    const inserted = await insertCustomerWithNextNumber(db, CUSTOMER_NUMBERS, {
+      company_id: companyId,
+      id: newId('cus'),
+      external_source: ref.source,
+      external_ref: ref.externalRef,
+      created_at: clock.now(),
+      ...fields,
+    });
+    if (inserted) return { created: true, customer: customerView(inserted) };
+    // Nothing inserted: a concurrent request created the reference (read again), or the
+    // company's range is not set up yet (set it up, try again) or used up.
+    if (await findCustomerByRef(db, companyId, ref.source, ref.externalRef)) continue;
+    const { exhausted } = await ensureNumberRange(db, companyId, CUSTOMER_NUMBERS);
+    if (exhausted) throw new AppError('customer_number_range_exhausted');
+  }
+  throw new AppError('conflict_retry');
 }
