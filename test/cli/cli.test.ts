@@ -110,6 +110,20 @@ describe('the kontor command', () => {
     assert.deepEqual(JSON.parse(migrate.stdout), { applied: [] });
   });
 
+  test('jobs run --as-of prints the summary of the day and refuses a malformed date', async () => {
+    const res = await w.run(['jobs', 'run', '--as-of', '2026-12-01', '--company', boot.company_id, '--json']);
+    assert.equal(res.code, 0, res.stderr);
+    const summary = JSON.parse(res.stdout);
+    assert.equal(summary.as_of, '2026-12-01');
+    assert.deepEqual(Object.keys(summary.jobs).sort(), ['done', 'failed', 'retried']);
+    const bad = await w.run(['jobs', 'run', '--as-of', '1.12.2026']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--as-of must be a date YYYY-MM-DD/);
+    const unknown = await w.run(['jobs', 'run', '--company', 'cmp_nope']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no company cmp_nope/);
+  });
+
   test('commands run while serve holds the data folder go through the server; committed writes survive kill -9', {
     skip: usePostgres && 'embedded data folder only',
   }, async () => {
