@@ -44,3 +44,6 @@ export const errorResponse = {
 } as const;
 
 export const errorResponses = { '4xx': errorResponse, '5xx': errorResponse } as const;
+
+/** Routes that take no query parameters refuse any (design §3: unknown fields are refused everywhere). */
+export const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;

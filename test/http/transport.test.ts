@@ -87,6 +87,20 @@ describe('HTTP transport: errors, limits, versions, documentation', () => {
     assert.equal(await countRows(t.handle, 'customers'), 1);
   });
 
+  test('unknown query parameters are refused with validation_failed extra_forbidden', async () => {
+    const res = await t.request('GET', '/v1/customers/by-ref/crm/x?expand=all');
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(
+      res.json().detail.errors.map((e: { loc: string[]; type: string }) => [e.loc, e.type]),
+      [[['query', 'expand'], 'extra_forbidden']],
+    );
+    const put = await t.request('PUT', '/v1/products/by-ref/shop/x?dry_run=1', {
+      body: { product_number: 'X', name: 'x', unit_price_net: '1', billing_interval: 'month' },
+    });
+    assert.equal(put.statusCode, 422);
+    assert.deepEqual(put.json().detail.errors[0].loc, ['query', 'dry_run']);
+  });
+
   test('VAT ID, Leitweg-ID and country code are checked beyond their shape', async () => {
     const res = await t.request('PUT', '/v1/customers/by-ref/crm/v-2', {
       body: { name: 'x', vat_id: 'DE136695975', leitweg_id: '992-90009-97', country_code: 'XX' },

@@ -1,4 +1,4 @@
-import { byRefParams, errorResponses, nullableString } from '../../http/common-schemas.ts';
+import { byRefParams, errorResponses, noQuery, nullableString } from '../../http/common-schemas.ts';
 
 // Customer request and response (interface §2 Customer, §4 upsertCustomer).
 
@@ -43,6 +43,7 @@ export const upsertCustomerSchema = {
   summary: 'Create or update a customer by reference',
   description: 'Creates the customer (201, with the next customer number) or updates it to what is sent (200). Omitted optional fields become null.',
   params: byRefParams,
+  querystring: noQuery,
   body: customerBody,
   response: { 200: customerResponse, 201: customerResponse, ...errorResponses },
 } as const;
@@ -52,5 +53,6 @@ export const retrieveCustomerSchema = {
   tags: ['Customers'],
   summary: 'Get a customer by reference',
   params: byRefParams,
+  querystring: noQuery,
   response: { 200: customerResponse, ...errorResponses },
 } as const;

@@ -1,4 +1,4 @@
-import { byRefParams, errorResponses, nullableString } from '../../http/common-schemas.ts';
+import { byRefParams, errorResponses, noQuery, nullableString } from '../../http/common-schemas.ts';
 import { PRICING_MODELS } from './pricing.ts';
 
 // Product request and response (design §6 product body and pricing models).
@@ -103,6 +103,7 @@ export const upsertProductSchema = {
     'Refusals: an unknown pricing model, negative quantities or prices, and inconsistent pricing inputs give 422 pricing.*; ' +
     'an article number held by another product of the company gives 409 product_number_taken.',
   params: byRefParams,
+  querystring: noQuery,
   body: productBody,
   response: { 200: productResponse, 201: productResponse, ...errorResponses },
 } as const;
@@ -113,5 +114,6 @@ export const retrieveProductSchema = {
   summary: 'Get a product by reference',
   description: 'Unknown references, and products of other companies, give 404 product_not_found.',
   params: byRefParams,
+  querystring: noQuery,
   response: { 200: productResponse, ...errorResponses },
 } as const;
