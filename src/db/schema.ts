@@ -1,10 +1,12 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { BookkeepingTables } from './schema-bookkeeping.ts';
+import type { InvoicingTables } from './schema-invoicing.ts';
 
 // Row types of the tables in migrations/. Calendar dates are 'YYYY-MM-DD' strings,
 // numerics are exact decimal strings, timestamps are Date.
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, string, string>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Json<T> = ColumnType<T, string, string>;
 
 export type SmtpSettings = {
   host: string;
@@ -164,7 +166,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB {
+export interface DB extends InvoicingTables, BookkeepingTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -1,0 +1,2 @@
+// Row types of the bookkeeping tables (migrations/0003_bookkeeping.sql).
+export type BookkeepingTables = {};

@@ -1,0 +1,97 @@
+// The immutable snapshot of an issued invoice or storno (Stornorechnung): everything the
+// PDF, the e-invoice, the mail and the booking need, frozen at issue. Renderers are pure
+// functions of this object. Amounts are decimal strings with exactly two decimals
+// (unit prices and quantities: as sent, up to 6 decimals); a storno carries negative
+// quantities and amounts (unit prices stay positive, as EN 16931 requires).
+
+/**
+ * The VAT verdict (german-rules §2.1), decided at issue:
+ * - `domestic`: German VAT 19/7 % (also EU private customers below the distance-selling threshold); 0 % lines need a tax_exemption_reason
+ * - `small_business`: company is a Kleinunternehmer (§ 19 UStG), every line 0 %, category E
+ * - `reverse_charge`: business customer in another EU state with VAT ID, every line 0 %, category AE
+ * - `not_taxable`: customer outside the EU, not taxable in Germany, every line 0 %, category O
+ */
+export type VatVerdict = 'domestic' | 'small_business' | 'reverse_charge' | 'not_taxable';
+
+/** EN 16931 VAT category code (BT-151 / BT-118). */
+export type VatCategory = 'S' | 'Z' | 'E' | 'AE' | 'O';
+
+export type EInvoiceFormat = 'xrechnung' | 'zugferd' | 'none';
+
+export type Party = {
+  name: string;
+  street: string | null;
+  houseNumber: string | null;
+  zip: string | null;
+  city: string | null;
+  countryCode: string;
+  vatId: string | null;
+  email: string | null;
+};
+
+export type Seller = Party & {
+  legalForm: string | null;
+  taxNumber: string | null;
+  phone: string | null;
+  contactName: string | null;
+  iban: string | null;
+  bic: string | null;
+  bankName: string | null;
+};
+
+export type Buyer = Party & {
+  customerNumber: string;
+  customerType: 'business' | 'private';
+  contactName: string | null;
+  leitwegId: string | null;
+};
+
+export type DocumentLine = {
+  position: number;
+  description: string;
+  /** As sent (e.g. "1.5"); negative on a storno. */
+  quantity: string;
+  unit: string | null;
+  /** UN/ECE Rec 20 code for the e-invoice (C62 piece, HUR hour, MON month, DAY day, …). */
+  unitCode: string;
+  unitPriceNet: string;
+  vatRate: 0 | 7 | 19;
+  category: VatCategory;
+  /** round half up(quantity × unit price, 2); negative on a storno. */
+  netAmount: string;
+  taxExemptionReason: string | null;
+  productNumber: string | null;
+};
+
+export type VatBreakdownEntry = {
+  category: VatCategory;
+  rate: 0 | 7 | 19;
+  taxableAmount: string;
+  taxAmount: string;
+  /** BT-120 / BT-121 for categories E, AE, O, Z. */
+  exemptionReason: string | null;
+  exemptionCode: string | null;
+};
+
+export type InvoiceDocument = {
+  type: 'invoice' | 'storno';
+  number: string;
+  issueDate: string;
+  dueDate: string;
+  servicePeriod: { start: string; end: string };
+  currency: 'EUR';
+  seller: Seller;
+  buyer: Buyer;
+  verdict: VatVerdict;
+  lines: DocumentLine[];
+  vatBreakdown: VatBreakdownEntry[];
+  totals: { net: string; tax: string; gross: string };
+  paymentTermsDays: number;
+  /** German notes printed on the invoice and carried as BT-22 (reverse charge, § 19, not taxable, storno reference). */
+  notes: string[];
+  /** BT-10: the Leitweg-ID of a public buyer, else the customer number. */
+  buyerReference: string;
+  /** BT-25 / BT-26: the cancelled invoice, on a storno. */
+  precedingInvoice: { number: string; issueDate: string } | null;
+  eInvoice: EInvoiceFormat;
+};
