@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Database } from '../db/connection.ts';
@@ -16,6 +16,7 @@ import {
   setUserRole,
   updateCompany,
 } from '../modules/access/index.ts';
+import { BookkeepingError, createDatevExport } from '../modules/bookkeeping/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { fixedClock } from '../shared/clock.ts';
 import type { Sealer } from '../shared/secrets.ts';
@@ -41,6 +42,7 @@ Usage:
   kontor admin user remove-company EMAIL COMPANY_ID [--json]
   kontor admin company update --company ID --company-file FILE [--json]
   kontor jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]
+  kontor export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV
 
 Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
 PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off.`;
@@ -104,6 +106,7 @@ const COMMANDS = [
   'admin user remove-company',
   'admin company update',
   'jobs run',
+  'export datev',
 ] as const;
 
 async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Promise<number> {
@@ -213,6 +216,32 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
         { ...(asOf ? { asOf } : {}), ...(typeof values.company === 'string' ? { companyId: values.company } : {}) },
       );
       print(io, Boolean(values.json), summary, JSON.stringify(summary, null, 2));
+      return 0;
+    }
+    case 'export datev': {
+      const { values } = parse(argv.slice(2), { company: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } }, 0);
+      const companyId = required(values, 'company');
+      const from = required(values, 'from');
+      const to = required(values, 'to');
+      if (!ISO_DATE.test(from) || Number.isNaN(Date.parse(from))) throw new UsageError(`--from must be a date YYYY-MM-DD, got ${from}`);
+      if (!ISO_DATE.test(to) || Number.isNaN(Date.parse(to))) throw new UsageError(`--to must be a date YYYY-MM-DD, got ${to}`);
+      const out = typeof values.out === 'string' && values.out !== '' ? values.out : `EXTF_Buchungsstapel_${from}_${to}.csv`;
+      const file = path.resolve(ctx.cwd, out);
+      let result: Awaited<ReturnType<typeof createDatevExport>>;
+      try {
+        result = await createDatevExport(ctx.db, companyId, { from, to, now: ctx.clock.now() });
+      } catch (error) {
+        if (!(error instanceof BookkeepingError)) throw error;
+        io.err(`kontor: ${error.message}`);
+        return 1;
+      }
+      try {
+        await writeFile(file, result.file);
+      } catch (error) {
+        io.err(`kontor: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        return 1;
+      }
+      print(io, Boolean(values.json), { file, bookings: result.bookings }, `${file}\n${result.bookings} booking(s)`);
       return 0;
     }
     default:

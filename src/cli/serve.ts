@@ -2,6 +2,7 @@ import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
+import { invoicingOutside } from '../modules/invoicing/outside.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
 import { runCommand } from './commands.ts';
@@ -27,7 +28,8 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const clock = createClock(config.now);
   const sealer = createSealer(instanceSecret(config));
   const authenticator = createAuthenticator(handle.db, clock);
-  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator }) : undefined;
+  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer });
+  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
   const control =
     handle.kind === 'pglite'
       ? await startControlSocket(config.dataDir, async ({ argv: forwarded, cwd }) => {
@@ -58,6 +60,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       stopping = true;
       await app?.close();
       await worker?.stop();
+      await invoicing.close();
       await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
       await handle.close();
       resolve(0);

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Database } from './connection.ts';
+import type { Trx } from './transaction.ts';
 
 // Number ranges per company (customer numbers now, invoice numbers later). A number is
 // drawn by `update number_ranges set next_value = next_value + 1 … returning` inside the
@@ -23,4 +25,26 @@ export async function ensureNumberRange(db: Database, companyId: string, range: 
     .where('range_key', '=', range.key)
     .executeTakeFirstOrThrow();
   return { exhausted: row.next_value > row.last_value };
+}
+
+/**
+ * Draws the next number of a range inside the caller's transaction. The counter row stays
+ * locked until that transaction ends, so a rollback returns the number: no gaps, no
+ * duplicates, and numbers become visible in the order they were drawn. Null when used up.
+ */
+export async function drawNumberInTransaction(trx: Trx, companyId: string, range: NumberRange): Promise<number | null> {
+  await trx
+    .insertInto('number_ranges')
+    .values({ company_id: companyId, range_key: range.key, next_value: range.first, last_value: range.last })
+    .onConflict((oc) => oc.columns(['company_id', 'range_key']).doNothing())
+    .execute();
+  const row = await trx
+    .updateTable('number_ranges')
+    .set({ next_value: sql`next_value + 1` })
+    .where('company_id', '=', companyId)
+    .where('range_key', '=', range.key)
+    .where(sql<boolean>`next_value <= last_value`)
+    .returning(sql<number>`next_value - 1`.as('drawn'))
+    .executeTakeFirst();
+  return row ? Number(row.drawn) : null;
 }

@@ -1,2 +1,44 @@
+import type { Timestamp } from './schema.ts';
+
 // Row types of the bookkeeping tables (migrations/0003_bookkeeping.sql).
-export type BookkeepingTables = {};
+
+export type Chart = 'SKR03' | 'SKR04';
+export type JournalDocumentType = 'invoice' | 'storno' | 'payment';
+/** Soll (debit) or Haben (credit). */
+export type Side = 'S' | 'H';
+
+export interface JournalEntriesTable {
+  company_id: string;
+  id: string;
+  entry_date: string;
+  document_type: JournalDocumentType;
+  document_id: string;
+  document_number: string;
+  description: string;
+  chart: Chart;
+  service_date: string | null;
+  counterparty_vat_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface JournalLinesTable {
+  company_id: string;
+  entry_id: string;
+  position: number;
+  account: string;
+  side: Side;
+  amount_cents: number;
+  tax_key: string | null;
+}
+
+export interface PeriodLocksTable {
+  company_id: string;
+  locked_until: string;
+  updated_at: Timestamp;
+}
+
+export type BookkeepingTables = {
+  journal_entries: JournalEntriesTable;
+  journal_lines: JournalLinesTable;
+  period_locks: PeriodLocksTable;
+};

@@ -63,6 +63,7 @@ export interface CompaniesTable {
   invoice_number_pattern: ColumnType<string, string | undefined, string>;
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
+  eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -14,13 +14,24 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, removeAdditional: false, useDefaults: false, strict: false });
   addFormats(ajv);
+  // `x-decimal: true` accepts any decimal, `x-decimal: 'nonnegative'` none below zero.
   ajv.addKeyword({
     keyword: 'x-decimal',
     errors: true,
-    validate: function decimal(this: unknown, _schema: unknown, data: unknown) {
-      if (typeof data === 'number') return Number.isFinite(data) && DECIMAL_PATTERN.test(String(data));
-      if (typeof data === 'string') return DECIMAL_PATTERN.test(data);
-      return true; // the type keyword reports other types
+    validate: function decimal(schema: unknown, data: unknown) {
+      const self = decimal as { errors?: Partial<ErrorObject>[] };
+      self.errors = [];
+      if (typeof data !== 'number' && typeof data !== 'string') return true; // the type keyword reports other types
+      const text = typeof data === 'number' ? (Number.isFinite(data) ? String(data) : '') : data;
+      if (!DECIMAL_PATTERN.test(text)) {
+        self.errors.push({ keyword: 'x-decimal', params: {} });
+        return false;
+      }
+      if (schema === 'nonnegative' && text.startsWith('-') && !/^-0(\.0+)?$/.test(text)) {
+        self.errors.push({ keyword: 'minimum', params: {} });
+        return false;
+      }
+      return true;
     },
   });
   return ajv;

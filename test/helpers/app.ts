@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/connection.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
+import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
 import { createSealer } from '../../src/shared/secrets.ts';
 import { testDatabase } from './database.ts';
@@ -38,16 +42,21 @@ export type TestApp = {
   newCompany(label: string): Promise<TestCompany>;
   newKey(options?: { scopes?: Scope[]; company?: TestCompany; expiresOn?: string; allCompanies?: boolean }): Promise<string>;
   request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  /** The data folder of this test (mail outbox). */
+  dataDir: string;
   close(): Promise<void>;
 };
 
 let counter = 0;
 
-export async function testApp(options: { now?: string; authCacheMs?: number } = {}): Promise<TestApp> {
+export async function testApp(options: { now?: string; authCacheMs?: number; invoicing?: Partial<InvoicingOutside> } = {}): Promise<TestApp> {
   const handle = await testDatabase();
   const clock = fixedClock(options.now ?? '2026-11-21T10:00:00Z');
   const authenticator = createAuthenticator(handle.db, clock, { cacheMs: options.authCacheMs ?? 0 });
-  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'kontor-test-data-'));
+  const outside = invoicingOutside({ dataDir, sealer });
+  const invoicing = { ...outside, ...options.invoicing };
+  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, invoicing });
 
   const newCompany = async (label: string): Promise<TestCompany> => {
     counter += 1;
@@ -91,9 +100,12 @@ export async function testApp(options: { now?: string; authCacheMs?: number } = 
         ...(opts.body !== undefined ? { payload: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
       });
     },
+    dataDir,
     async close() {
       await app.close();
+      await outside.close();
       await handle.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,28 @@
+/**
+ * A refusal of the bookkeeping module. Codes:
+ * - `invalid_document`: the document cannot be booked as it stands (signs, totals, accounts)
+ * - `unbalanced`: the lines of an entry do not balance (a bug, never written)
+ * - `already_booked`: the document id is booked with a different number
+ * - `period_locked`: the entry date lies in a locked accounting period
+ * - `invalid_range`: an export range is malformed or spans more than one fiscal year
+ * - `not_exportable`: an entry cannot be expressed as DATEV bookings
+ * - `company_not_found`: no company with this id
+ */
+export type BookkeepingErrorCode =
+  | 'invalid_document'
+  | 'unbalanced'
+  | 'already_booked'
+  | 'period_locked'
+  | 'invalid_range'
+  | 'not_exportable'
+  | 'company_not_found';
+
+export class BookkeepingError extends Error {
+  readonly code: BookkeepingErrorCode;
+
+  constructor(code: BookkeepingErrorCode, message: string) {
+    super(message);
+    this.name = 'BookkeepingError';
+    this.code = code;
+  }
+}

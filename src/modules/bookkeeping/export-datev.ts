@@ -1,0 +1,165 @@
+import iconv from 'iconv-lite';
+import type { Database } from '../../db/connection.ts';
+import type { Chart } from '../../db/schema-bookkeeping.ts';
+import { accountPlan, automaticOutputVat, isOutputVatAccount } from './accounts.ts';
+import { BookkeepingError } from './bookkeeping-error.ts';
+import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
+import { type JournalRow, listJournalRows } from './journal.repository.ts';
+
+// The journal as a DATEV EXTF Buchungsstapel (german-rules §6.4), Windows-1252, CRLF.
+//
+// Tax keys and automatic accounts: the journal keeps explicit lines (S debtor gross / H
+// revenue net / H output VAT tax). The revenue accounts 8400/8300 (4400/4300) are DATEV
+// automatic accounts: DATEV books the tax itself from a gross amount and rejects or doubles
+// a separately booked VAT line. So the export folds each output-VAT line into the revenue
+// line of its rate and hands over ONE booking "debtor against revenue account, gross, no
+// BU-Schlüssel", as DATEV requires for automatic accounts. DATEV then derives
+// round(gross × r / (100 + r)), which always equals our tax: tax = round(net × r / 100)
+// differs from net × r / 100 by at most 0.5 cent, so the derived value lies within
+// 0.5 × 100 / (100 + r) < 0.5 cent of it (checked per booking anyway). Revenue accounts
+// without VAT (8195, 8336, 8338, 8100 and SKR04 twins) carry no key either. A journal line
+// with an explicit tax_key (statements later) hands that key over in field 9.
+
+export type DatevExportOptions = {
+  from: string;
+  to: string;
+  /** Creation time written into the header (the injected clock's now). */
+  now?: Date;
+  /** Beraternummer / Mandantennummer: company settings later; DATEV's test numbers 1001 / 1 until then. */
+  consultantNumber?: number;
+  clientNumber?: number;
+};
+
+export type DatevExport = { file: Buffer; bookings: number; entries: number };
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function isCalendarDate(value: string): boolean {
+  return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+}
+
+/** The Buchungsstapel of the entries dated in [from, to] (one fiscal year = calendar year). */
+export async function exportDatevBuchungsstapel(db: Database, companyId: string, options: DatevExportOptions): Promise<Buffer> {
+  return (await createDatevExport(db, companyId, options)).file;
+}
+
+/** The same, with the number of bookings (data lines) and journal entries in the file. */
+export async function createDatevExport(db: Database, companyId: string, options: DatevExportOptions): Promise<DatevExport> {
+  const { from, to } = options;
+  if (!isCalendarDate(from) || !isCalendarDate(to)) throw new BookkeepingError('invalid_range', `from and to must be dates YYYY-MM-DD, got ${from} and ${to}`);
+  if (from > to) throw new BookkeepingError('invalid_range', `the range starts ${from}, after its end ${to}`);
+  // DATEV takes one Buchungsstapel per fiscal year (Belegdatum carries no year). Kontor's
+  // fiscal year is the calendar year until a company setting says otherwise.
+  if (from.slice(0, 4) !== to.slice(0, 4))
+    throw new BookkeepingError('invalid_range', `a DATEV export covers one fiscal year: ${from} and ${to} lie in different years; export each year separately`);
+
+  const company = await db.selectFrom('companies').select(['chart', 'timezone']).where('id', '=', companyId).executeTakeFirst();
+  if (!company) throw new BookkeepingError('company_not_found', `no company ${companyId}`);
+
+  const rows = await listJournalRows(db, companyId, from, to);
+  const entries = groupByEntry(rows);
+  const charts = new Set(entries.map((e) => e[0]!.chart));
+  if (charts.size > 1)
+    throw new BookkeepingError(
+      'not_exportable',
+      'the range holds entries of both SKR03 and SKR04; export the periods before and after the chart change separately',
+    );
+  const chart: Chart = entries[0]?.[0]?.chart ?? company.chart;
+
+  const dataLines = entries.flatMap((entry) => entryBookings(entry));
+  const header = headerFields({
+    createdAt: timestamp(options.now ?? new Date(), company.timezone),
+    consultantNumber: options.consultantNumber ?? 1001,
+    clientNumber: options.clientNumber ?? 1,
+    fiscalYearStart: `${from.slice(0, 4)}-01-01`,
+    from,
+    to,
+    label: 'Kontor Buchungen',
+    chart,
+  });
+  const content = [header.join(';'), DATEV_COLUMNS.join(';'), ...dataLines.map((fields) => fields.join(';'))].map((line) => `${line}\r\n`).join('');
+  return { file: iconv.encode(content, 'win1252'), bookings: dataLines.length, entries: entries.length };
+}
+
+function groupByEntry(rows: JournalRow[]): JournalRow[][] {
+  const entries: JournalRow[][] = [];
+  for (const row of rows) {
+    const last = entries.at(-1);
+    if (last && last[0]!.entry_id === row.entry_id) last.push(row);
+    else entries.push([row]);
+  }
+  return entries;
+}
+
+/**
+ * One data line per journal line against the entry's first line (the debtor of an invoice,
+ * the bank of a payment): Konto = first line's account, S/H = its side, Gegenkonto = the
+ * other line's account. Output VAT lines are folded into their automatic revenue line.
+ */
+function entryBookings(entry: JournalRow[]): string[][] {
+  const [principal, ...others] = entry;
+  if (!principal || others.length === 0) throw new BookkeepingError('not_exportable', `entry ${principal?.entry_id} has fewer than two lines`);
+  const plan = accountPlan(principal.chart);
+  const where = `entry ${principal.entry_id} (${principal.document_number})`;
+  if (others.some((line) => line.side === principal.side))
+    throw new BookkeepingError(
+      'not_exportable',
+      `${where} has several lines on the side of its first line; DATEV takes one account against one counter account`,
+    );
+
+  const counters = others.filter((line) => !isOutputVatAccount(plan, line.account)).map((line) => ({ line, cents: line.amount_cents }));
+  for (const vatLine of others.filter((line) => isOutputVatAccount(plan, line.account))) {
+    const matches = counters.filter(({ line }) => line.tax_key === null && automaticOutputVat(plan, line.account)?.vatAccount === vatLine.account);
+    const target = matches[0];
+    if (!target || matches.length > 1)
+      throw new BookkeepingError('not_exportable', `${where}: output VAT on ${vatLine.account} has no single automatic revenue account to go with`);
+    target.cents += vatLine.amount_cents;
+  }
+  for (const { line, cents } of counters) {
+    const automatic = line.tax_key === null ? automaticOutputVat(plan, line.account) : null;
+    if (!automatic) continue;
+    // DATEV derives the tax from the gross with half-up rounding; it must meet the booked tax.
+    const rate = automatic.rate;
+    const derived = Math.floor((2 * cents * rate + (100 + rate)) / (2 * (100 + rate)));
+    if (cents - derived !== line.amount_cents)
+      throw new BookkeepingError(
+        'not_exportable',
+        `${where}: DATEV would split ${amount(cents)} on ${line.account} into a different net than ${amount(line.amount_cents)}`,
+      );
+  }
+
+  return counters.map(({ line, cents }) => {
+    const fields = new Array<string>(DATEV_COLUMN_COUNT).fill('');
+    const set = (column: number, value: string) => {
+      fields[column - 1] = value;
+    };
+    set(COLUMN.umsatz, amount(cents));
+    set(COLUMN.sollHaben, text(principal.side));
+    set(COLUMN.wkz, text('EUR'));
+    set(COLUMN.konto, principal.account);
+    set(COLUMN.gegenkonto, line.account);
+    if (line.tax_key !== null) set(COLUMN.buSchluessel, text(line.tax_key));
+    set(COLUMN.belegdatum, ttmm(principal.entry_date));
+    set(COLUMN.belegfeld1, text(belegfeld(principal.document_number)));
+    set(COLUMN.buchungstext, text(principal.description.slice(0, 60)));
+    if (principal.counterparty_vat_id !== null && line.account === plan.revenueReverseCharge) set(COLUMN.euLandUstId, text(principal.counterparty_vat_id));
+    if (principal.service_date !== null) set(COLUMN.leistungsdatum, ttmmjjjj(principal.service_date));
+    return fields;
+  });
+}
+
+/** yyyyMMddHHmmssSSS in the company's time zone. */
+function timestamp(instant: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(instant);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
+  return `${part('year')}${part('month')}${part('day')}${part('hour')}${part('minute')}${part('second')}${String(instant.getUTCMilliseconds()).padStart(3, '0')}`;
+}

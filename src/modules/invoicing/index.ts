@@ -1,0 +1,8 @@
+// Invoicing: invoices and Stornorechnungen under German rules — numbers, VAT verdict,
+// documents, mail, booking and events.
+export { cancelInvoice } from './cancel-invoice.ts';
+export { createInvoice } from './create-invoice.ts';
+export type { InvoiceDocument } from './document.ts';
+export { registerInvoiceRoutes } from './invoices.routes.ts';
+export type { InvoicingDeps } from './invoicing-deps.ts';
+export { sendInvoice } from './send-invoice.ts';

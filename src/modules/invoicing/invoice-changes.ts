@@ -1,0 +1,14 @@
+import { drawNumberInTransaction, type NumberRange } from '../../db/number-ranges.ts';
+import type { Trx } from '../../db/transaction.ts';
+
+// Every change of an invoice takes the next position in the company's change feed
+// (GET /invoices?changed_since). The position is drawn under the counter's row lock,
+// held until commit, so feed order equals commit order and a reader paging with a
+// cursor never skips a change that commits later with a lower position.
+const CHANGES: NumberRange = { key: 'invoice_changes', first: 1, last: Number.MAX_SAFE_INTEGER };
+
+export async function nextChangeSeq(trx: Trx, companyId: string): Promise<number> {
+  const seq = await drawNumberInTransaction(trx, companyId, CHANGES);
+  if (seq === null) throw new Error('invoice change feed exhausted');
+  return seq;
+}

@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, validationFailed } from '../../shared/errors.ts';
+import { cancelInvoice } from './cancel-invoice.ts';
+import { type CreateInvoiceBody, createInvoice } from './create-invoice.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
+import { invoiceView } from './invoice-view.ts';
+import { findInvoiceViewRow, findInvoiceViewRowByRef } from './invoices.repository.ts';
+import * as schemas from './invoices.schemas.ts';
+import type { InvoicingDeps } from './invoicing-deps.ts';
+import { type ListInvoicesQuery, listInvoices } from './list-invoices.ts';
+import { sendInvoice } from './send-invoice.ts';
+
+type ById = { id: string };
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps) {
+  app.post<{ Body: CreateInvoiceBody }>(
+    '/invoices',
+    {
+      schema: schemas.createInvoiceSchema,
+      config: { scope: 'partner:invoices:write' },
+      preValidation: async (request) => {
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) throw new AppError('idempotency_key_missing');
+        if (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('idempotency_key_invalid');
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (body.service_period.end < body.service_period.start) {
+        throw validationFailed([{ loc: ['body', 'service_period', 'end'], type: 'less_than_minimum', msg: 'The service period ends before it starts' }]);
+      }
+      const answer = await createInvoice(deps, request.auth.companyId, request.headers['idempotency-key'] as string, body);
+      if (answer.replayed) reply.header('idempotent-replayed', 'true');
+      // The stored text itself, so a replay is the first answer byte for byte.
+      return reply
+        .code(answer.replayed ? 200 : answer.status)
+        .type(JSON_TYPE)
+        .serializer((payload) => payload as string)
+        .send(answer.body);
+    },
+  );
+
+  app.get<{ Querystring: ListInvoicesQuery }>(
+    '/invoices',
+    { schema: schemas.listInvoicesSchema, config: { scope: 'partner:invoices:read' } },
+    async (request) => listInvoices(deps.db, request.auth.companyId, request.query),
+  );
+
+  app.get<{ Params: { source: string; external_ref: string } }>(
+    '/invoices/by-ref/:source/:external_ref',
+    { schema: schemas.retrieveInvoiceByRefSchema, config: { scope: 'partner:invoices:read' } },
+    async (request) => {
+      const row = await findInvoiceViewRowByRef(deps.db, request.auth.companyId, request.params.source, request.params.external_ref);
+      if (!row) throw new AppError('invoice_not_found');
+      return invoiceView(row);
+    },
+  );
+
+  app.get<{ Params: ById }>('/invoices/:id', { schema: schemas.retrieveInvoiceSchema, config: { scope: 'partner:invoices:read' } }, async (request) => {
+    const row = await findInvoiceViewRow(deps.db, request.auth.companyId, request.params.id);
+    if (!row) throw new AppError('invoice_not_found');
+    return invoiceView(row);
+  });
+
+  for (const [kind, schema, type] of [
+    ['pdf', schemas.downloadInvoicePdfSchema, 'application/pdf'],
+    ['xml', schemas.downloadInvoiceXmlSchema, 'application/xml; charset=utf-8'],
+  ] as const) {
+    app.get<{ Params: ById }>(`/invoices/:id/${kind}`, { schema, config: { scope: 'partner:invoices:read' } }, async (request, reply) => {
+      const invoice = await deps.db
+        .selectFrom('invoices')
+        .select(['status', 'number'])
+        .where('company_id', '=', request.auth.companyId)
+        .where('id', '=', request.params.id)
+        .executeTakeFirst();
+      if (!invoice) throw new AppError('invoice_not_found');
+      if (invoice.status === 'draft') throw new AppError('invoice_not_issued');
+      const file = await deps.db
+        .selectFrom('invoice_files')
+        .select('content')
+        .where('company_id', '=', request.auth.companyId)
+        .where('invoice_id', '=', request.params.id)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
+      if (!file) throw new AppError('invoice_pdf_missing', {}, kind === 'xml' ? 'This invoice has no e-invoice XML (private customer).' : undefined);
+      return reply.type(type).header('content-disposition', `inline; filename="${invoice.number}.${kind}"`).send(file.content);
+    });
+  }
+
+  app.post<{ Params: ById }>('/invoices/:id/send', { schema: schemas.sendInvoiceSchema, config: { scope: 'partner:invoices:write' } }, async (request) =>
+    sendInvoice(deps, request.auth.companyId, request.params.id),
+  );
+
+  app.post<{ Params: ById }>(
+    '/invoices/:id/cancel',
+    { schema: schemas.cancelInvoiceSchema, config: { scope: 'partner:invoices:write' } },
+    async (request, reply) => {
+      const result = await cancelInvoice(deps, request.auth.companyId, request.params.id);
+      return reply.code(result.created ? 201 : 200).send(result.storno);
+    },
+  );
+}

@@ -1,0 +1,15 @@
+import type { Database } from '../../db/connection.ts';
+import type { Trx } from '../../db/transaction.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { CompanyRow } from './build-document.ts';
+import type { InvoiceDocument } from './document.ts';
+import type { SendError } from './invoice-view.ts';
+
+/** What invoice operations need from outside: storage, the clock, and the three outside pieces. */
+export type InvoicingDeps = {
+  db: Database;
+  clock: Clock;
+  render(doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }>;
+  book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string): Promise<void>;
+  mail(company: CompanyRow, doc: InvoiceDocument, files: { pdf: Buffer; xml: Buffer | null }): Promise<{ ok: true } | { ok: false; error: SendError }>;
+};

@@ -1,0 +1,33 @@
+import type { SmtpSettings } from '../../db/schema.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { Sealer } from '../../shared/secrets.ts';
+import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
+import { createMailer, invoiceMail, invoiceMessageId } from '../mail/index.ts';
+import type { InvoicingDeps } from './invoicing-deps.ts';
+import { renderInvoiceDocuments } from './render/index.ts';
+
+export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail'> & { close(): Promise<void> };
+
+/** The real renderers, booking and mailbox for invoice operations. */
+export function invoicingOutside(options: { dataDir: string; sealer: Sealer }): InvoicingOutside {
+  const mailer = createMailer({ dataDir: options.dataDir, sealer: options.sealer });
+  return {
+    render: renderInvoiceDocuments,
+    async book(trx, company, doc, documentId) {
+      try {
+        await bookInvoice(trx, company.id, company.chart, doc, documentId);
+      } catch (error) {
+        if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
+        throw error;
+      }
+    },
+    async mail(company, doc, files) {
+      const outcome = await mailer.send(
+        { id: company.id, name: company.name, email: company.email, smtp: company.smtp as SmtpSettings | null },
+        { ...invoiceMail(doc, files), messageId: invoiceMessageId(company.id, doc.number) },
+      );
+      return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
+    },
+    close: async () => mailer.close(),
+  };
+}

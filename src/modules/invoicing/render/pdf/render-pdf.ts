@@ -1,0 +1,90 @@
+// renderInvoicePdf: the visual A4 invoice, a pure function of the snapshot. With
+// `facturXml` it becomes a PDF/A-3b Factur-X hybrid carrying that XML.
+import PDFDocument from 'pdfkit';
+import type { InvoiceDocument } from '../../document.ts';
+import { drawClosing } from './closing.ts';
+import { attachFacturX } from './facturx-attachment.ts';
+import { registerFonts } from './fonts.ts';
+import { drawFooters } from './footer.ts';
+import { PAGE } from './layout.ts';
+import { drawLetterhead } from './letterhead.ts';
+import { drawLinesTable } from './lines-table.ts';
+import { drawBuyerAddress, drawInfoBlock } from './parties.ts';
+import { documentTitle, drawTitle } from './title.ts';
+import { drawTotals } from './totals.ts';
+
+export type RenderPdfOptions = {
+  /** Produce PDF/A-3b (embedded fonts, sRGB output intent, XMP); implied by `facturXml`. */
+  pdfA?: boolean;
+  /** The EN 16931 CII to embed as `factur-x.xml`. */
+  facturXml?: Buffer;
+};
+
+/** A fixed instant derived from the document, so the same snapshot gives the same bytes. */
+export function documentInstant(doc: InvoiceDocument): Date {
+  return new Date(`${doc.issueDate}T00:00:00.000Z`);
+}
+
+/** Metadata values go into the XMP unescaped by pdfkit: keep only characters safe in XML. */
+function metadataSafe(text: string): string {
+  return text.replace(/[<>&"]/g, '');
+}
+
+function createPdf(doc: InvoiceDocument, pdfA: boolean): PDFKit.PDFDocument {
+  const at = documentInstant(doc);
+  return new PDFDocument({
+    size: [PAGE.width, PAGE.height],
+    margins: { top: 0, bottom: 0, left: 0, right: 0 },
+    bufferPages: true,
+    autoFirstPage: true,
+    pdfVersion: '1.7',
+    lang: 'de-DE',
+    displayTitle: true,
+    ...(pdfA ? { subset: 'PDF/A-3b' as const } : {}),
+    info: {
+      Title: metadataSafe(`${documentTitle(doc)} ${doc.number}`),
+      Creator: 'Kontor',
+      Producer: 'Kontor',
+      CreationDate: at,
+      ModDate: at,
+    },
+  });
+}
+
+function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
+    pdf.on('end', () => resolve(Buffer.concat(chunks)));
+    pdf.on('error', reject);
+  });
+}
+
+export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfOptions = {}): Promise<Buffer> {
+  const pdfA = options.pdfA === true || options.facturXml !== undefined;
+  const pdf = createPdf(doc, pdfA);
+  const done = collect(pdf);
+  registerFonts(pdf);
+  if (pdfA) {
+    // PDF/A wants every Info entry mirrored in the XMP; pdfkit writes only the creation date.
+    const modified = documentInstant(doc)
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    pdf.appendXML(`
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
+            <xmp:ModifyDate>${modified}</xmp:ModifyDate>
+            <xmp:MetadataDate>${modified}</xmp:MetadataDate>
+        </rdf:Description>`);
+  }
+  drawLetterhead(pdf, doc);
+  drawBuyerAddress(pdf, doc);
+  drawInfoBlock(pdf, doc);
+  let y = drawTitle(pdf, doc);
+  y = drawLinesTable(pdf, doc, y);
+  y = drawTotals(pdf, doc, y);
+  drawClosing(pdf, doc, y);
+  drawFooters(pdf, doc);
+  if (options.facturXml) attachFacturX(pdf, options.facturXml, documentInstant(doc));
+  pdf.end();
+  return done;
+}

@@ -1,0 +1,71 @@
+// Totals: net and VAT per rate (§ 14 Abs. 4 Nr. 7/8 UStG), Gesamt netto, USt, Gesamtbetrag
+// brutto. A Kleinunternehmer shows no VAT at all (§ 19 UStG), only the total.
+import type { InvoiceDocument, VatBreakdownEntry } from '../../document.ts';
+import { formatMoney } from '../format.ts';
+import { FONT } from './fonts.ts';
+import { BODY_BOTTOM, COLOR, MARGIN, SIZE } from './layout.ts';
+
+type Row = { label: string; amount: string; bold?: boolean; ruleAbove?: boolean };
+
+const CATEGORY_LABEL: Record<string, string> = {
+  E: 'steuerfrei',
+  AE: 'Steuerschuldnerschaft des Leistungsempfängers',
+  O: 'nicht im Inland steuerbar',
+  Z: 'steuerfrei 0 %',
+};
+
+function breakdownRows(entry: VatBreakdownEntry): Row[] {
+  if (entry.category === 'S') {
+    return [
+      { label: `Nettobetrag ${entry.rate} % USt`, amount: entry.taxableAmount },
+      { label: `zzgl. ${entry.rate} % USt`, amount: entry.taxAmount },
+    ];
+  }
+  return [{ label: `Nettobetrag (${CATEGORY_LABEL[entry.category] ?? entry.category})`, amount: entry.taxableAmount }];
+}
+
+export function totalRows(doc: InvoiceDocument): Row[] {
+  if (doc.verdict === 'small_business') {
+    return [{ label: 'Gesamtbetrag', amount: doc.totals.gross, bold: true, ruleAbove: true }];
+  }
+  return [
+    ...doc.vatBreakdown.flatMap(breakdownRows),
+    { label: 'Gesamt netto', amount: doc.totals.net, ruleAbove: true },
+    { label: 'Umsatzsteuer', amount: doc.totals.tax },
+    { label: 'Gesamtbetrag brutto', amount: doc.totals.gross, bold: true, ruleAbove: true },
+  ];
+}
+
+const LABEL_X = MARGIN.left + 190;
+const AMOUNT_WIDTH = 80;
+const LINE_HEIGHT = 14;
+
+/** Draws the totals block (on a new page if it does not fit) and returns the y below it. */
+export function drawTotals(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, startY: number): number {
+  const rows = totalRows(doc);
+  let y = startY + 4;
+  if (y + rows.length * LINE_HEIGHT + 10 > BODY_BOTTOM) {
+    pdf.addPage();
+    y = MARGIN.top;
+  }
+  const labelWidth = MARGIN.right - AMOUNT_WIDTH - LABEL_X;
+  for (const row of rows) {
+    if (row.ruleAbove) {
+      pdf
+        .moveTo(LABEL_X, y - 3)
+        .lineTo(MARGIN.right, y - 3)
+        .lineWidth(row.bold ? 0.8 : 0.4)
+        .strokeColor(row.bold ? COLOR.accent : COLOR.rule)
+        .stroke();
+    }
+    pdf
+      .font(row.bold ? FONT.bold : FONT.regular)
+      .fontSize(row.bold ? SIZE.body + 1 : SIZE.body)
+      .fillColor(COLOR.text);
+    const height = Math.max(pdf.heightOfString(row.label, { width: labelWidth }), LINE_HEIGHT - 3);
+    pdf.text(row.label, LABEL_X, y, { width: labelWidth });
+    pdf.text(formatMoney(row.amount), MARGIN.right - AMOUNT_WIDTH, y, { width: AMOUNT_WIDTH, align: 'right' });
+    y += height + 3;
+  }
+  return y + 10;
+}

@@ -1,0 +1,47 @@
+// UN/ECE Recommendation 20 unit codes for the e-invoice (BT-130) from the unit a caller
+// writes; anything unknown is a piece (C62).
+const CODES: Record<string, string> = {
+  stück: 'C62',
+  stk: 'C62',
+  'stk.': 'C62',
+  piece: 'C62',
+  pcs: 'C62',
+  lizenz: 'C62',
+  license: 'C62',
+  h: 'HUR',
+  std: 'HUR',
+  'std.': 'HUR',
+  stunde: 'HUR',
+  stunden: 'HUR',
+  hour: 'HUR',
+  hours: 'HUR',
+  tag: 'DAY',
+  tage: 'DAY',
+  day: 'DAY',
+  days: 'DAY',
+  monat: 'MON',
+  monate: 'MON',
+  month: 'MON',
+  months: 'MON',
+  jahr: 'ANN',
+  jahre: 'ANN',
+  year: 'ANN',
+  years: 'ANN',
+  woche: 'WEE',
+  wochen: 'WEE',
+  week: 'WEE',
+  min: 'MIN',
+  minute: 'MIN',
+  minuten: 'MIN',
+  kg: 'KGM',
+  km: 'KMT',
+  gb: 'E34',
+  mb: '4L',
+  pauschal: 'LS',
+  pauschale: 'LS',
+  'lump sum': 'LS',
+};
+
+export function unitCode(unit: string | null): string {
+  return unit ? (CODES[unit.trim().toLowerCase()] ?? 'C62') : 'C62';
+}
