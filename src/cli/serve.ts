@@ -3,6 +3,7 @@ import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
 import { invoicingOutside } from '../modules/invoicing/outside.ts';
+import { warmUpRenderers } from '../modules/invoicing/render/index.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
 import { runCommand } from './commands.ts';
@@ -29,6 +30,8 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const sealer = createSealer(instanceSecret(config));
   const authenticator = createAuthenticator(handle.db, clock);
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer });
+  // Fonts and e-invoice schemas are loaded once now, not on the first issued invoice.
+  if (withHttp) await warmUpRenderers();
   const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
   const control =
     handle.kind === 'pglite'

@@ -279,3 +279,29 @@ describe('createInvoice', () => {
     }
   });
 });
+
+describe('issuing checks that depend on the verdict', () => {
+  test('a not-taxable invoice needs the seller’s tax number (no VAT IDs allowed there)', async () => {
+    const t = await testApp();
+    try {
+      await t.handle.db.updateTable('companies').set({ tax_number: null }).where('id', '=', t.company.companyId).execute();
+      await putCustomer(t, 'zuerich', { country_code: 'CH', vat_id: null, city: 'Zürich', zip: '8001' });
+      const body = invoiceBody('ch-1', {
+        customer: { source: 'crm', external_ref: 'zuerich' },
+        issue: true,
+        lines: [{ description: 'Beratung', quantity: 1, unit_price_net: '100.00', vat_rate: 0 }],
+      });
+      const refused = await postInvoice(t, body);
+      assert.equal(refused.statusCode, 422);
+      assert.match(refused.json().detail.messages.join(' '), /Steuernummer/);
+      await t.handle.db.updateTable('companies').set({ tax_number: '30/123/45678' }).where('id', '=', t.company.companyId).execute();
+      const ok = await postInvoice(t, body);
+      assert.equal(ok.statusCode, 201, ok.body);
+      const xml = (await t.request('GET', `/v1/invoices/${ok.json().id}/xml`)).body;
+      assert.match(xml, /<ram:CategoryCode>O<\/ram:CategoryCode>/);
+      assert.doesNotMatch(xml, /schemeID="VA"/, 'no VAT IDs on a category O invoice');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -97,7 +97,7 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
         customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
         lines,
       });
-      const messages = [...checkIssuingDetails(company, customer), ...(customer.country_code ? verdict.messages : [])];
+      const messages = [...checkIssuingDetails(company, customer, verdict.verdict), ...(customer.country_code ? verdict.messages : [])];
       if (messages.length > 0) throw new AppError('invoice_not_issuable', { messages, message: messages.join(' ') });
       await assertPeriodOpen(trx, companyId, issueDate);
       const number = await drawInvoiceNumber(trx, company, issueDate);

@@ -1,3 +1,5 @@
+import type { VatVerdict } from './document.ts';
+
 // Mandatory details for issuing (§ 14 Abs. 4 UStG, XRechnung BR-DE rules), checked
 // before a number is drawn. Each problem is a German sentence for a person.
 
@@ -28,7 +30,7 @@ export type CustomerDetails = {
 
 const missing = (label: string, what: string) => `${label}: ${what} fehlt.`;
 
-export function checkIssuingDetails(company: CompanyDetails, customer: CustomerDetails): string[] {
+export function checkIssuingDetails(company: CompanyDetails, customer: CustomerDetails, verdict: VatVerdict): string[] {
   const messages: string[] = [];
   const firm = 'Unternehmen';
   if (!company.street) messages.push(missing(firm, 'die Straße'));
@@ -36,6 +38,9 @@ export function checkIssuingDetails(company: CompanyDetails, customer: CustomerD
   if (!company.city) messages.push(missing(firm, 'der Ort'));
   if (!company.vat_id && !company.tax_number) messages.push(missing(firm, 'die Steuernummer oder USt-IdNr.'));
   if (!company.iban) messages.push(missing(firm, 'die Bankverbindung (IBAN)'));
+  // A not-taxable invoice carries no VAT IDs (EN 16931 BR-O-02): the seller is named by its tax number.
+  if (verdict === 'not_taxable' && !company.tax_number)
+    messages.push(missing(firm, 'die Steuernummer (bei nicht steuerbaren Leistungen ersetzt sie die USt-IdNr.)'));
   if (customer.leitweg_id || customer.customer_type === 'business') {
     // XRechnung and ZUGFeRD (EN 16931 with German rules) need a seller contact.
     if (!company.contact_name) messages.push(missing(firm, 'der Ansprechpartner für die E-Rechnung'));
