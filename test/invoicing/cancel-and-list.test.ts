@@ -58,6 +58,25 @@ describe('cancelInvoice (Storno)', () => {
     assert.equal(unknown.json().detail.code, 'invoice_not_found');
   });
 
+  test('a storno into a locked accounting period is refused with 409 period_locked and writes nothing', async () => {
+    const original = (await postInvoice(t, invoiceBody('lock-cancel', { issue: true }))).json();
+    await t.handle.db
+      .insertInto('period_locks' as never)
+      .values({ company_id: t.company.companyId, locked_until: '2026-11-30' } as never)
+      .execute();
+    try {
+      const res = await t.request('POST', `/v1/invoices/${original.id}/cancel`);
+      assert.equal(res.statusCode, 409);
+      assert.equal(res.json().detail.code, 'period_locked');
+      assert.equal((await t.request('GET', `/v1/invoices/${original.id}`)).json().status, 'issued');
+    } finally {
+      await t.handle.db
+        .deleteFrom('period_locks' as never)
+        .where('company_id' as never, '=', t.company.companyId as never)
+        .execute();
+    }
+  });
+
   test('another company sees 404 invoice_not_found for every invoice route', async () => {
     const mine = (await postInvoice(t, invoiceBody('private-1', { issue: true }))).json();
     const other = await t.newCompany('stranger');
