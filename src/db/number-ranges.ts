@@ -11,13 +11,17 @@ export type NumberRange = { key: string; first: number; last: number };
 
 export const CUSTOMER_NUMBERS: NumberRange = { key: 'customer', first: 10000, last: 69999 };
 
-/** Creates the company's range row unless it exists; tells whether the range is used up. */
-export async function ensureNumberRange(db: Database, companyId: string, range: NumberRange): Promise<{ exhausted: boolean }> {
-  await db
+function insertRangeRow(db: Database | Trx, companyId: string, range: NumberRange) {
+  return db
     .insertInto('number_ranges')
     .values({ company_id: companyId, range_key: range.key, next_value: range.first, last_value: range.last })
     .onConflict((oc) => oc.columns(['company_id', 'range_key']).doNothing())
     .execute();
+}
+
+/** Creates the company's range row unless it exists; tells whether the range is used up. */
+export async function ensureNumberRange(db: Database, companyId: string, range: NumberRange): Promise<{ exhausted: boolean }> {
+  await insertRangeRow(db, companyId, range);
   const row = await db
     .selectFrom('number_ranges')
     .select(['next_value', 'last_value'])
@@ -33,11 +37,7 @@ export async function ensureNumberRange(db: Database, companyId: string, range: 
  * duplicates, and numbers become visible in the order they were drawn. Null when used up.
  */
 export async function drawNumberInTransaction(trx: Trx, companyId: string, range: NumberRange): Promise<number | null> {
-  await trx
-    .insertInto('number_ranges')
-    .values({ company_id: companyId, range_key: range.key, next_value: range.first, last_value: range.last })
-    .onConflict((oc) => oc.columns(['company_id', 'range_key']).doNothing())
-    .execute();
+  await insertRangeRow(trx, companyId, range);
   const row = await trx
     .updateTable('number_ranges')
     .set({ next_value: sql`next_value + 1` })

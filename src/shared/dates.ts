@@ -5,8 +5,3 @@ export function addDays(date: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
 }
-
-/** German form of a date: 21.11.2026. */
-export function germanDate(date: string): string {
-  return date.split('-').reverse().join('.');
-}

@@ -4,7 +4,7 @@ import { inTransaction } from '../../src/db/transaction.ts';
 import { bootstrapOrganization } from '../../src/modules/access/index.ts';
 import { type BookingResult, bookInvoice } from '../../src/modules/bookkeeping/index.ts';
 import type { DocumentLine, InvoiceDocument, VatBreakdownEntry, VatCategory, VatVerdict } from '../../src/modules/invoicing/document.ts';
-import { createSealer } from '../../src/shared/secrets.ts';
+import { COMPANY_FILE, sealer } from '../helpers/company.ts';
 
 // InvoiceDocument snapshots for booking tests, built the way issuing builds them: line
 // nets, tax per rate = round half up(sum of nets × rate / 100), totals as sums.
@@ -126,19 +126,7 @@ export function stornoOf(invoice: InvoiceDocument, number: string, issueDate = i
   };
 }
 
-// Own company file and sealer instead of test/helpers/app.ts: these tests need no HTTP app.
-export const sealer = createSealer('test-secret');
-const COMPANY_FILE = {
-  name: 'Muster Software GmbH',
-  street: 'Hauptstraße',
-  house_number: '1',
-  zip: '10115',
-  city: 'Berlin',
-  country_code: 'DE',
-  vat_id: 'DE136695976',
-  email: 'rechnung@muster.example',
-  iban: 'DE89370400440532013000',
-};
+export { sealer };
 
 let counter = 0;
 

@@ -8,28 +8,10 @@ import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
 import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
-import { createSealer } from '../../src/shared/secrets.ts';
+import { COMPANY_FILE, sealer } from './company.ts';
 import { testDatabase } from './database.ts';
 
-export const sealer = createSealer('test-secret');
-
-export const COMPANY_FILE = {
-  name: 'Muster Software GmbH',
-  legal_form: 'GmbH',
-  street: 'Hauptstraße',
-  house_number: '1',
-  zip: '10115',
-  city: 'Berlin',
-  country_code: 'DE',
-  vat_id: 'DE136695976',
-  tax_number: '30/123/45678',
-  email: 'rechnung@muster.example',
-  phone: '+49 30 1234567',
-  contact_name: 'Erika Mustermann',
-  iban: 'DE89370400440532013000',
-  bic: 'COBADEFFXXX',
-  bank_name: 'Commerzbank',
-};
+export { COMPANY_FILE, sealer } from './company.ts';
 
 export type TestCompany = { organizationId: string; companyId: string; userId: string; adminEmail: string; apiKey: string };
 

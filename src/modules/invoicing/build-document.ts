@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { CompaniesTable } from '../../db/schema.ts';
+import { formatDate } from '../../shared/german-format.ts';
 import type { CustomerRow } from '../customers/customers.repository.ts';
 import type { DocumentLine, EInvoiceFormat, InvoiceDocument, VatBreakdownEntry, VatCategory, VatVerdict } from './document.ts';
 import { centsToDecimal, invoiceTotals } from './totals.ts';
@@ -159,7 +160,7 @@ export function buildStornoDocument(original: InvoiceDocument, number: string, i
     lines: original.lines.map((line) => ({ ...line, quantity: negate(line.quantity), netAmount: negate(line.netAmount) })),
     vatBreakdown: original.vatBreakdown.map((entry) => ({ ...entry, taxableAmount: negate(entry.taxableAmount), taxAmount: negate(entry.taxAmount) })),
     totals: { net: negate(original.totals.net), tax: negate(original.totals.tax), gross: negate(original.totals.gross) },
-    notes: [`Storno zu Rechnung ${original.number} vom ${original.issueDate.split('-').reverse().join('.')}.`, ...original.notes],
+    notes: [`Storno zu Rechnung ${original.number} vom ${formatDate(original.issueDate)}.`, ...original.notes],
     precedingInvoice: { number: original.number, issueDate: original.issueDate },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatDate, formatDecimal, formatIban, formatMoney, formatPeriod, formatQuantity } from '../../../src/modules/invoicing/render/format.ts';
+import { formatDate, formatDecimal, formatIban, formatMoney, formatPeriod, formatQuantity } from '../../../src/shared/german-format.ts';
 
 describe('German formatting of snapshot values', () => {
   test('formats money with thousands dots, decimal comma and euro sign', () => {

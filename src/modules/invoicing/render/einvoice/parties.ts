@@ -1,8 +1,8 @@
 // BG-4 seller (with contact BG-6) and BG-7 buyer, including which tax identifiers the
 // verdict allows (german-rules §3.8; einvoice-notes.md).
 import type { Invoice } from '@e-invoice-eu/core';
+import { legalName, streetLine } from '../../../../shared/german-format.ts';
 import type { Buyer, InvoiceDocument, Party, Seller } from '../../document.ts';
-import { legalName, streetLine } from '../format.ts';
 
 type UblInvoice = Invoice['ubl:Invoice'];
 type SellerParty = UblInvoice['cac:AccountingSupplierParty']['cac:Party'];

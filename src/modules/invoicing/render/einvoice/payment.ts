@@ -1,8 +1,8 @@
 // BG-16 payment instructions (means code 58 = SEPA credit transfer, BT-84 IBAN, BT-86
 // BIC), BT-83 remittance information and BT-20 payment terms.
 import type { Invoice } from '@e-invoice-eu/core';
+import { absolute, formatDate, formatMoney } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
-import { absolute, formatDate, formatMoney } from '../format.ts';
 
 type UblInvoice = Invoice['ubl:Invoice'];
 type PaymentMeans = NonNullable<UblInvoice['cac:PaymentMeans']>[number];

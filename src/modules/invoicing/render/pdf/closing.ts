@@ -1,8 +1,9 @@
 // Below the totals: the document's notes (reverse charge, § 19, not taxable, storno
 // reference) and the payment instruction with IBAN and Verwendungszweck.
+
+import { formatIban } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
 import { paymentTermsText } from '../einvoice/payment.ts';
-import { formatIban } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { BODY_BOTTOM, COLOR, CONTENT_WIDTH, MARGIN, SIZE } from './layout.ts';
 

@@ -1,8 +1,9 @@
 // Footer on every page: the seller's address, tax numbers, bank and contact (§ 14 Abs. 4
 // Nr. 1/2 UStG; business-letter data), and "Seite x von n". Drawn at the end over the
 // buffered pages, when n is known.
+
+import { cityLine, formatIban, legalName, streetLine } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
-import { cityLine, formatIban, legalName, streetLine } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { COLOR, CONTENT_WIDTH, FOOTER, MARGIN, SIZE } from './layout.ts';
 

@@ -1,7 +1,8 @@
 // First-page letterhead: the seller's name with legal form on the left, its address and
 // contact data right-aligned; the DIN 5008 sender line above the address field.
+
+import { cityLine, legalName, streetLine } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
-import { cityLine, legalName, streetLine } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { ADDRESS, COLOR, MARGIN, MM, SIZE } from './layout.ts';
 

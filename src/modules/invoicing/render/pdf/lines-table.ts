@@ -1,8 +1,9 @@
 // The line table: Pos., Beschreibung, Menge, Einheit, Einzelpreis netto, USt %, Betrag
 // netto. Rows wrap their description; a row that does not fit starts a new page, which
 // repeats the running head and the column header.
+
+import { formatDecimal, formatMoney, formatQuantity } from '../../../../shared/german-format.ts';
 import type { DocumentLine, InvoiceDocument } from '../../document.ts';
-import { formatDecimal, formatMoney, formatQuantity } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { BODY_BOTTOM, COLOR, CONTENT_WIDTH, MARGIN, SIZE } from './layout.ts';
 import { drawContinuationHead } from './title.ts';

@@ -1,7 +1,8 @@
 // The buyer's address in the DIN 5008 window with the contact as attention line, and the
 // information block beside it (numbers, dates, service period, identifiers).
+
+import { cityLine, formatDate, formatPeriod, streetLine } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
-import { cityLine, formatDate, formatPeriod, streetLine } from '../format.ts';
 import { countryName } from './countries.ts';
 import { FONT } from './fonts.ts';
 import { ADDRESS, COLOR, INFO, MARGIN, SIZE } from './layout.ts';

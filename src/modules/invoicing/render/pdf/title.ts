@@ -1,7 +1,8 @@
 // Title "Rechnung" or "Stornorechnung" with the reference to the cancelled invoice, and a
 // one-line running head on continuation pages.
+
+import { formatDate } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument } from '../../document.ts';
-import { formatDate } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { COLOR, CONTENT_WIDTH, MARGIN, SIZE, TITLE_Y } from './layout.ts';
 

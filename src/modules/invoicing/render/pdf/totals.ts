@@ -1,7 +1,8 @@
 // Totals: net and VAT per rate (§ 14 Abs. 4 Nr. 7/8 UStG), Gesamt netto, USt, Gesamtbetrag
 // brutto. A Kleinunternehmer shows no VAT at all (§ 19 UStG), only the total.
+
+import { formatMoney } from '../../../../shared/german-format.ts';
 import type { InvoiceDocument, VatBreakdownEntry } from '../../document.ts';
-import { formatMoney } from '../format.ts';
 import { FONT } from './fonts.ts';
 import { BODY_BOTTOM, COLOR, MARGIN, SIZE } from './layout.ts';
 

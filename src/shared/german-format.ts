@@ -1,4 +1,5 @@
-// German presentation of the snapshot's decimal strings and calendar dates. String
+// German presentation of decimal strings, calendar dates and addresses, shared by the
+// PDF, the e-invoice texts and the mails. String
 // arithmetic only: the snapshot's amounts are exact decimals and must never pass
 // through a float (style.md, money).
 
@@ -35,8 +36,9 @@ export function formatQuantity(quantity: string): string {
 
 /** "2026-11-21" → "21.11.2026". */
 export function formatDate(isoDate: string): string {
-  const [year, month, day] = isoDate.split('-');
-  return `${day}.${month}.${year}`;
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(isoDate);
+  if (!match) throw new TypeError(`not a calendar date: ${isoDate}`);
+  return `${match[3]}.${match[2]}.${match[1]}`;
 }
 
 /** "01.10.–31.10.2026" (year once when both dates share it), "21.11.2026" for a single day. */
@@ -50,7 +52,10 @@ export function formatPeriod(period: { start: string; end: string }): string {
 
 /** Groups an IBAN in blocks of four, the way it is printed on paper. */
 export function formatIban(iban: string): string {
-  return iban.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+  return iban
+    .replace(/\s+/g, '')
+    .toUpperCase()
+    .replace(/(.{4})(?=.)/g, '$1 ');
 }
 
 /** True when the decimal string is below zero (a storno's totals). */
