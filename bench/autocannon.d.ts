@@ -8,6 +8,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request | null;
+    /** Called with the full answer (headers as sent) just before the client's 'response' event. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
   };
 
   export type Options = {

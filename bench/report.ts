@@ -1,9 +1,11 @@
-// The figures of a run: the targets of the foundation issue, a table for the terminal and
+// The figures of a run: the targets of the foundation and invoices issues, a table for the terminal and
 // bench/RESULTS.md (newest run on top, earlier runs kept under "History").
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { AuthOutput } from './auth-overhead.ts';
+import type { InvoiceScenario } from './invoices-load.ts';
 import { ROOT } from './processes.ts';
+import type { RenderOutput } from './render-alone.ts';
 import type { Measurement } from './stats.ts';
 import { SCENARIOS } from './workload.ts';
 
@@ -14,12 +16,22 @@ export type DatabaseResult = {
   /** `kontor serve` on the bootstrapped database, spawn → /health. */
   startupMs: number;
   idleRssMiB: number;
+  /** After the customer load (or, with --only-invoices, after the invoice load). */
   afterLoadRssMiB: number;
-  /** In the order of SCENARIOS. */
+  /** In the order of SCENARIOS; empty with --only-invoices. */
   api: Measurement[];
   ceiling: Measurement[];
-  auth: AuthOutput;
+  /** Absent with --only-invoices. */
+  auth?: AuthOutput;
+  /** The createInvoice phase; absent with --skip-invoices. */
+  invoices?: InvoiceResult;
 };
+
+/** createInvoice (invoices-load.ts) and the rendering alone (render-alone.ts). */
+export type InvoiceResult = Record<InvoiceScenario, Measurement> & { rendering: RenderOutput };
+
+/** full request (issue=true, 1 connection) / rendering alone, both medians. */
+export const renderRatio = (inv: InvoiceResult) => inv['issue-c1'].p50 / inv.rendering.p50;
 
 export type Run = { date: Date; postgresVersion?: string; durationS: number; warmupS: number; databases: DatabaseResult[] };
 
@@ -60,7 +72,7 @@ const find = (db: DatabaseResult, mode: 'upsert' | 'get', connections: number) =
 export function targets(run: Run): Target[] {
   const list: Target[] = [];
   for (const db of run.databases) {
-    if (db.database === 'postgres') {
+    if (db.database === 'postgres' && db.api.length > 0) {
       const upsert = find(db, 'upsert', 16);
       const get = find(db, 'get', 16);
       const ratio = (m: { api: Measurement; ceiling: Measurement }) => m.api.rps / m.ceiling.rps;
@@ -72,12 +84,14 @@ export function targets(run: Run): Target[] {
       );
     }
     const name = db.database === 'pglite' ? 'PGlite' : 'PostgreSQL';
-    list.push({
-      what: `${name}: auth per request (cached key: SHA-256, look-up, scope check)`,
-      figure: `${db.auth.warmMedianUs.toFixed(2)} µs`,
-      goal: '< 200 µs',
-      met: db.auth.warmMedianUs < 200,
-    });
+    if (db.auth) {
+      list.push({
+        what: `${name}: auth per request (cached key: SHA-256, look-up, scope check)`,
+        figure: `${db.auth.warmMedianUs.toFixed(2)} µs`,
+        goal: '< 200 µs',
+        met: db.auth.warmMedianUs < 200,
+      });
+    }
     if (db.database === 'pglite') {
       list.push({ what: 'PGlite: `kontor serve` answers /health after start', figure: `${num(db.startupMs)} ms`, goal: '< 3 s', met: db.startupMs < 3000 });
       if (db.firstStartMs !== undefined) {
@@ -96,8 +110,38 @@ export function targets(run: Run): Target[] {
         met: rss < 1024,
       });
     }
+    if (db.invoices) list.push(...invoiceTargets(name, db.invoices));
   }
   return list;
+}
+
+/** The invoices issue's figures; a run with errors (non-2xx, failed replay checks) misses its target. */
+function invoiceTargets(name: string, inv: InvoiceResult): Target[] {
+  const errors = (m: Measurement) => (m.errors > 0 ? ` (${m.errors} errors)` : '');
+  const item = (what: string, m: Measurement, figure: string, goal: string, ok: boolean): Target => ({
+    what: `${name}: ${what}`,
+    figure: figure + errors(m),
+    goal,
+    met: ok && m.errors === 0 && m.count > 0,
+  });
+  const issue1 = inv['issue-c1'];
+  const issue8 = inv['issue-c8'];
+  const draft = inv['draft-c1'];
+  const replay = inv['replay-c1'];
+  const ratio = renderRatio(inv);
+  return [
+    item('createInvoice issue=true, 10 lines, PDF + ZUGFeRD, 1 conn.: median', issue1, `${ms(issue1.p50)} ms`, '< 40 ms', issue1.p50 < 40),
+    item('createInvoice issue=true, 10 lines, 8 conn.: issued invoices/s', issue8, `${issue8.rps.toFixed(1)} /s`, '≥ 40 /s', issue8.rps >= 40),
+    item('createInvoice draft (issue=false), 1 conn.: median', draft, `${ms(draft.p50)} ms`, '< 8 ms', draft.p50 < 8),
+    item('createInvoice idempotent replay, 1 conn.: median', replay, `${ms(replay.p50)} ms`, '< 3 ms', replay.p50 < 3),
+    item(
+      'createInvoice issue=true (1 conn.) / rendering alone, medians',
+      issue1,
+      `${ms(issue1.p50)} / ${ms(inv.rendering.p50)} ms = ${ratio.toFixed(2)}`,
+      '< 1.5',
+      ratio < 1.5,
+    ),
+  ];
 }
 
 /** A markdown table whose columns line up in a terminal too. */
@@ -107,9 +151,82 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
+const INVOICE_ROWS: { key: InvoiceScenario; what: string; connections: number }[] = [
+  { key: 'issue-c1', what: 'issue=true, 10 lines (PDF + ZUGFeRD)', connections: 1 },
+  { key: 'issue-c8', what: 'issue=true, 10 lines (PDF + ZUGFeRD)', connections: 8 },
+  { key: 'draft-c1', what: 'draft (issue=false), 10 lines', connections: 1 },
+  { key: 'replay-c1', what: 'idempotent replay (200, Idempotent-Replayed)', connections: 1 },
+];
+
+function invoiceTables(run: Run): string[] {
+  const dbs = run.databases.filter((db) => db.invoices);
+  if (dbs.length === 0) return [];
+  const us = (v: number | undefined) => (v === undefined ? '–' : v.toFixed(0));
+  const rows: string[][] = [];
+  for (const db of dbs) {
+    const inv = db.invoices as InvoiceResult;
+    const postgres = db.database === 'postgres';
+    for (const r of INVOICE_ROWS) {
+      const m = inv[r.key];
+      const c = m.cpu;
+      const total = c ? c.client + (c.server ?? 0) + (c.database ?? 0) : Number.NaN;
+      rows.push([
+        postgres ? 'PostgreSQL' : 'PGlite',
+        r.what,
+        String(r.connections),
+        m.rps.toFixed(1),
+        ms(m.p50),
+        ms(m.p99),
+        num(m.count),
+        String(m.errors),
+        `${us(c?.client)} + ${us(c?.server)}${postgres ? ` + ${us(c?.database)}` : ''} = ${us(total)}`,
+        pct(m.busyBefore ?? Number.NaN),
+      ]);
+    }
+    const g = inv.rendering;
+    rows.push([
+      postgres ? 'PostgreSQL' : 'PGlite',
+      `rendering alone (in-process, ${g.lines} lines, PDF ${num(g.pdfBytes / 1024)} KiB + XML ${num(g.xmlBytes / 1024)} KiB)`,
+      '1 thread',
+      g.docsPerS.toFixed(1),
+      ms(g.p50),
+      ms(g.p99),
+      num(g.count),
+      '0',
+      `${us(g.cpuUs)}`,
+      '',
+    ]);
+  }
+  const table1 = table(
+    [
+      'database',
+      'createInvoice',
+      'conn.',
+      'per s',
+      'p50 ms',
+      'p99 ms',
+      'count',
+      'errors',
+      `CPU µs per request: load generator + kontor serve${dbs.some((d) => d.database === 'postgres') ? ' (+ PostgreSQL)' : ''}`,
+      'other CPU load before',
+    ],
+    rows,
+  );
+  return [
+    '#### Invoices',
+    '',
+    'createInvoice for a 10-line business customer (`POST /v1/invoices`, unique Idempotency-Key and external_ref per request, `send: false`), ' +
+      'and `renderInvoiceDocuments` alone for the 10-line ZUGFeRD fixture of the renderer tests. ' +
+      `Ratio full request / rendering alone (medians): ${dbs.map((db) => `${db.database === 'pglite' ? 'PGlite' : 'PostgreSQL'} ${renderRatio(db.invoices as InvoiceResult).toFixed(2)}`).join(', ')}.`,
+    '',
+    table1,
+    '',
+  ];
+}
+
 /** A warning when other processes kept the machine busy around the measurements. */
 function busyNote(run: Run): string[] {
-  const all = run.databases.flatMap((db) => [...db.api, ...db.ceiling]);
+  const all = run.databases.flatMap((db) => [...db.api, ...db.ceiling, ...(db.invoices ? INVOICE_ROWS.map((r) => db.invoices![r.key]) : [])]);
   const busy = all.filter((m) => (m.busyBefore ?? 0) > 0.3).length;
   if (busy === 0) return [];
   return [
@@ -122,15 +239,21 @@ function busyNote(run: Run): string[] {
 
 export function render(run: Run): string {
   const title = `### ${run.date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  const intro = `${machine(run)}. ${run.durationS} s per measurement after ${run.warmupS} s of warm-up.`;
+  const phases = run.databases.every((db) => db.api.length === 0)
+    ? ' Invoice phase only (`--only-invoices`).'
+    : run.databases.every((db) => !db.invoices)
+      ? ' Without the invoice phase (`--skip-invoices`).'
+      : '';
+  const intro = `${machine(run)}. ${run.durationS} s per measurement after ${run.warmupS} s of warm-up.${phases}`;
 
   const goals = table(
     ['target', 'figure', 'goal', 'met'],
     targets(run).map((t) => [t.what, t.figure, t.goal, t.met ? 'yes' : '**no**']),
   );
 
+  const customerDbs = run.databases.filter((db) => db.api.length > 0);
   const rows: string[][] = [];
-  for (const db of run.databases) {
+  for (const db of customerDbs) {
     SCENARIOS.forEach((s, i) => {
       const api = db.api[i] as Measurement;
       const sql = db.ceiling[i] as Measurement;
@@ -173,7 +296,7 @@ export function render(run: Run): string {
   const cpuRows: string[][] = [];
   const us = (v: number | undefined) => (v === undefined ? '–' : v.toFixed(0));
   const total = (c: Measurement['cpu']) => (c ? c.client + (c.server ?? 0) + (c.database ?? 0) : Number.NaN);
-  for (const db of run.databases) {
+  for (const db of customerDbs) {
     SCENARIOS.forEach((s, i) => {
       const api = (db.api[i] as Measurement).cpu;
       const sql = (db.ceiling[i] as Measurement).cpu;
@@ -216,8 +339,8 @@ export function render(run: Run): string {
       db.firstStartMs === undefined ? '–' : `${num(db.firstStartMs)} ms`,
       `${num(db.idleRssMiB)} MiB`,
       `${num(db.afterLoadRssMiB)} MiB`,
-      `${db.auth.warmMedianUs.toFixed(2)} / ${db.auth.warmP99Us.toFixed(2)} µs`,
-      `${ms(db.auth.coldMedianMs)} / ${ms(db.auth.coldP99Ms)} ms`,
+      db.auth ? `${db.auth.warmMedianUs.toFixed(2)} / ${db.auth.warmP99Us.toFixed(2)} µs` : '–',
+      db.auth ? `${ms(db.auth.coldMedianMs)} / ${ms(db.auth.coldP99Ms)} ms` : '–',
     ]),
   );
 
@@ -230,15 +353,10 @@ export function render(run: Run): string {
     '',
     goals,
     '',
-    '#### Throughput and latency',
-    '',
-    load,
-    '',
+    ...(customerDbs.length > 0 ? ['#### Throughput and latency', '', load, ''] : []),
     ...busyNote(run),
-    '#### CPU time per operation',
-    '',
-    cpu,
-    '',
+    ...invoiceTables(run),
+    ...(customerDbs.length > 0 ? ['#### CPU time per operation', '', cpu, ''] : []),
     '#### Server and authentication',
     '',
     servers,

@@ -1,7 +1,9 @@
 // `npm run bench`: measures Kontor's API against the ceiling of the same SQL sent directly
 // through the driver, on PGlite and on PostgreSQL; see bench/README.md.
 // Flags: --only pglite|postgres, --duration S (per measurement, default 8), --warmup S
-// (default 1), --no-write (print only, leave RESULTS.md as it is).
+// (default 1), --no-write (print only, leave RESULTS.md as it is), --only-invoices /
+// --skip-invoices (the createInvoice phase alone / left out), --cpu-prof DIR (CPU profiles
+// of the measured `kontor serve` processes into DIR).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +12,11 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { AuthInput, AuthOutput } from './auth-overhead.ts';
 import type { CeilingInput, Target } from './ceiling.ts';
+import type { InvoiceLoadInput, InvoiceLoadOutput } from './invoices-load.ts';
 import type { LoadInput, PrefillInput } from './load.ts';
 import { type BootstrapResult, bootstrap, killChildren, ROOT, residentMiB, runNode, startServer } from './processes.ts';
-import { type DatabaseResult, type Run, render, targets, writeResults } from './report.ts';
+import type { RenderInput, RenderOutput } from './render-alone.ts';
+import { type DatabaseResult, type InvoiceResult, type Run, render, targets, writeResults } from './report.ts';
 import { lastJsonLine, type Measurement } from './stats.ts';
 import { SCENARIOS, type Scenario } from './workload.ts';
 
@@ -22,8 +26,16 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '1' },
     'no-write': { type: 'boolean', default: false },
+    'only-invoices': { type: 'boolean', default: false },
+    'skip-invoices': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
+if (values['only-invoices'] && values['skip-invoices']) throw new Error('--only-invoices and --skip-invoices exclude each other');
+/** The customer measurements (API load, ceiling, authentication). */
+const withCustomers = !values['only-invoices'];
+const withInvoices = !values['skip-invoices'];
+const cpuProfDir = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : undefined;
 const only = values.only;
 if (only !== undefined && only !== 'pglite' && only !== 'postgres') throw new Error('--only must be pglite or postgres');
 const durationS = Number(values.duration);
@@ -73,19 +85,50 @@ function tempDir(): string {
 const runScenarios = <T>(name: string, input: object) =>
   runNode([script(name), JSON.stringify(input)], process.env, SCENARIOS.length * (durationS + warmupS) * 1000 + 90_000, 'inherit').then(lastJsonLine<T>);
 
-/** Server start, memory, the API load, then (server stopped) the ceiling and the auth cost. */
+/**
+ * The createInvoice phase on the running server (load.ts's customer runs are over): the
+ * invoice load in its own process, then, the server idle, the rendering alone in another.
+ */
+async function measureInvoices(server: { url: string; pid: number }, boot: BootstrapResult, watch: { database?: string }): Promise<InvoiceResult> {
+  const input: InvoiceLoadInput = {
+    url: server.url,
+    apiKey: boot.api_key,
+    duration: durationS,
+    warmup: warmupS,
+    tag: `inv${randomBytes(3).toString('hex')}`,
+    watch: { ...watch, serverPid: server.pid },
+  };
+  const load = lastJsonLine<InvoiceLoadOutput>(
+    await runNode([script('invoices-load.ts'), JSON.stringify(input)], process.env, 4 * (durationS + warmupS) * 1000 + 120_000, 'inherit'),
+  );
+  const renderInput: RenderInput = { duration: durationS, warmup: warmupS };
+  const rendering = lastJsonLine<RenderOutput>(
+    await runNode([script('render-alone.ts'), JSON.stringify(renderInput)], process.env, (durationS + warmupS) * 1000 + 60_000, 'inherit'),
+  );
+  return { ...load.results, rendering };
+}
+
+/** Server start, memory, the API load, the invoice phase, then (server stopped) the ceiling and the auth cost. */
 async function measure(database: DatabaseResult['database'], env: NodeJS.ProcessEnv, dataDir: string, boot: BootstrapResult, target: Target) {
-  const server = await startServer(env, dataDir);
+  const serveEnv = cpuProfDir ? { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${cpuProfDir}`.trim() } : env;
+  const server = await startServer(serveEnv, dataDir);
   cleanups.push(() => server.stop()); // a second stop does nothing
   log(`  kontor serve answered /health after ${server.startupMs.toFixed(0)} ms`);
   await sleep(IDLE_MS);
   const idleRssMiB = residentMiB(server.pid);
   const tag = randomBytes(3).toString('hex');
+  const dbName = target.kind === 'postgres' ? new URL(target.url).pathname.slice(1) : undefined;
+  const watch = dbName ? { database: dbName } : {};
+  if (!withCustomers) {
+    const invoices = await measureInvoices(server, boot, watch);
+    await sleep(IDLE_MS);
+    const afterLoadRssMiB = residentMiB(server.pid);
+    await server.stop();
+    return { database, startupMs: server.startupMs, idleRssMiB, afterLoadRssMiB, api: [], ceiling: [], invoices } satisfies DatabaseResult;
+  }
 
   const prefill: PrefillInput = { prefill: true, url: server.url, apiKey: boot.api_key };
   await runNode([script('load.ts'), JSON.stringify(prefill)], process.env, 120_000);
-  const dbName = target.kind === 'postgres' ? new URL(target.url).pathname.slice(1) : undefined;
-  const watch = dbName ? { database: dbName } : {};
   const common = { duration: durationS, warmup: warmupS, scenarios: SCENARIOS };
   const load: LoadInput = { ...common, url: server.url, apiKey: boot.api_key, tag: `api${tag}`, watch: { ...watch, serverPid: server.pid } };
   const sql: CeilingInput = { ...common, target, companyId: boot.company_id, tag: `sql${tag}`, watch };
@@ -94,6 +137,7 @@ async function measure(database: DatabaseResult['database'], env: NodeJS.Process
   const api: Measurement[] = [];
   const ceiling: Measurement[] = [];
   let afterLoadRssMiB: number;
+  let invoices: InvoiceResult | undefined;
   if (database === 'postgres') {
     // Each API run right next to its ceiling run, so that both meet the same background
     // load on a shared machine; the idle server stays up meanwhile.
@@ -102,18 +146,20 @@ async function measure(database: DatabaseResult['database'], env: NodeJS.Process
       ceiling.push(...(await sqlRuns([scenario])));
     }
     afterLoadRssMiB = residentMiB(server.pid);
+    if (withInvoices) invoices = await measureInvoices(server, boot, watch);
     await server.stop();
   } else {
     api.push(...(await apiRuns(SCENARIOS)));
     await sleep(IDLE_MS);
     afterLoadRssMiB = residentMiB(server.pid);
+    if (withInvoices) invoices = await measureInvoices(server, boot, watch);
     await server.stop(); // PGlite's data folder belongs to one process
     ceiling.push(...(await sqlRuns(SCENARIOS)));
   }
   const authInput: AuthInput = { target, apiKey: boot.api_key };
   const auth = lastJsonLine<AuthOutput>(await runNode([script('auth-overhead.ts'), JSON.stringify(authInput)], process.env, 120_000));
   log(`  auth: ${auth.warmMedianUs.toFixed(2)} µs cached, ${auth.coldMedianMs.toFixed(2)} ms loaded`);
-  return { database, startupMs: server.startupMs, idleRssMiB, afterLoadRssMiB, api, ceiling, auth } satisfies DatabaseResult;
+  return { database, startupMs: server.startupMs, idleRssMiB, afterLoadRssMiB, api, ceiling, auth, ...(invoices ? { invoices } : {}) } satisfies DatabaseResult;
 }
 
 async function benchPglite(): Promise<DatabaseResult> {
@@ -153,6 +199,7 @@ async function benchPostgres(): Promise<{ result: DatabaseResult; version: strin
 
 const started = Date.now();
 const run: Run = { date: new Date(), durationS, warmupS, databases: [] };
+if (cpuProfDir) log(`CPU profiles of kontor serve go to ${cpuProfDir}`);
 try {
   if (only !== 'postgres') run.databases.push(await benchPglite());
   if (only !== 'pglite') {
