@@ -17,6 +17,8 @@ export type Config = {
   secretKey: string | undefined;
   /** Whether `serve` runs the worker and scheduler in-process. */
   worker: boolean;
+  /** Threads that render invoice documents; 0 renders on the main thread; unset = one per spare core. */
+  renderThreads: number | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -25,6 +27,13 @@ function port(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`port must be 0–65535, got ${value}`);
+  return n;
+}
+
+function renderThreads(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 16) throw new ConfigError(`KONTOR_RENDER_THREADS must be 0–16, got ${value}`);
   return n;
 }
 
@@ -44,6 +53,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     now,
     secretKey: env.KONTOR_SECRET_KEY || undefined,
     worker: env.KONTOR_WORKER !== 'off',
+    renderThreads: renderThreads(env.KONTOR_RENDER_THREADS),
   };
 }
 

@@ -29,7 +29,11 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const clock = createClock(config.now);
   const sealer = createSealer(instanceSecret(config));
   const authenticator = createAuthenticator(handle.db, clock);
-  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer });
+  const invoicing = invoicingOutside({
+    dataDir: config.dataDir,
+    sealer,
+    ...(config.renderThreads !== undefined ? { renderThreads: config.renderThreads } : {}),
+  });
   // Fonts and e-invoice schemas are loaded once now, not on the first issued invoice.
   if (withHttp) await warmUpRenderers();
   const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;

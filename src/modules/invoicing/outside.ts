@@ -1,18 +1,25 @@
+import { availableParallelism } from 'node:os';
 import type { SmtpSettings } from '../../db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
 import { createMailer, invoiceMail, invoiceMessageId } from '../mail/index.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
-import { renderInvoiceDocuments } from './render/index.ts';
+import { createRenderPool } from './render/render-pool.ts';
+
+/** One render thread per spare core (at least one, at most four). */
+export function defaultRenderThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
 
 export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail'> & { close(): Promise<void> };
 
 /** The real renderers, booking and mailbox for invoice operations. */
-export function invoicingOutside(options: { dataDir: string; sealer: Sealer }): InvoicingOutside {
+export function invoicingOutside(options: { dataDir: string; sealer: Sealer; renderThreads?: number }): InvoicingOutside {
   const mailer = createMailer({ dataDir: options.dataDir, sealer: options.sealer });
+  const renderer = createRenderPool(options.renderThreads ?? defaultRenderThreads());
   return {
-    render: renderInvoiceDocuments,
+    render: (doc) => renderer.render(doc),
     async book(trx, company, doc, documentId) {
       try {
         await bookInvoice(trx, company.id, company.chart, doc, documentId);
@@ -28,6 +35,9 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer }): 
       );
       return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
     },
-    close: async () => mailer.close(),
+    async close() {
+      mailer.close();
+      await renderer.close();
+    },
   };
 }

@@ -1,0 +1,78 @@
+import { Worker } from 'node:worker_threads';
+import type { InvoiceDocument } from '../document.ts';
+import { type RenderedInvoice, renderInvoiceDocuments } from './index.ts';
+import type { RenderReply } from './render-worker.ts';
+
+// Rendering costs ~20 ms of CPU per invoice. Render threads keep it off the event loop,
+// so the main thread goes on serving requests and the database while another core
+// renders. Threads start on the first render (a process that never issues pays
+// nothing); a thread that dies fails its pending renders and is replaced on next use.
+// threads = 0 renders on the calling thread.
+
+export type RenderPool = { render(doc: InvoiceDocument): Promise<RenderedInvoice>; close(): Promise<void> };
+
+type Pending = { resolve(value: RenderedInvoice): void; reject(error: Error): void };
+type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pending> };
+
+const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** `workerScript` is the thread's code (tests give one that crashes on purpose). */
+export function createRenderPool(threads: number, workerScript: URL = new URL('./render-worker.ts', import.meta.url)): RenderPool {
+  if (threads <= 0) return { render: renderInvoiceDocuments, close: async () => {} };
+  const pool: (Thread | null)[] = Array.from({ length: threads }, () => null);
+  let nextId = 1;
+
+  function start(slot: number): Thread {
+    const worker = new Worker(workerScript);
+    worker.unref();
+    const pending = new Map<number, Pending>();
+    let markReady!: () => void;
+    const ready = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
+    worker.on('message', (reply: RenderReply) => {
+      if (reply.id === 0) return markReady();
+      const waiting = pending.get(reply.id);
+      pending.delete(reply.id);
+      if (!waiting) return;
+      if (reply.error !== undefined || !reply.pdf) waiting.reject(new Error(reply.error ?? 'render thread sent no PDF'));
+      else waiting.resolve({ pdf: toBuffer(reply.pdf), xml: reply.xml ? toBuffer(reply.xml) : null });
+    });
+    const fail = (error: Error) => {
+      pool[slot] = null;
+      markReady();
+      for (const waiting of pending.values()) waiting.reject(error);
+      pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`render thread stopped (exit code ${code})`)));
+    const thread = { worker, ready, pending };
+    pool[slot] = thread;
+    return thread;
+  }
+
+  /** The thread with the fewest renders in flight (started when its slot is empty). */
+  function pick(): Thread {
+    let best: Thread | null = null;
+    for (let slot = 0; slot < pool.length; slot++) {
+      const thread = pool[slot] ?? start(slot);
+      if (!best || thread.pending.size < best.pending.size) best = thread;
+    }
+    return best!;
+  }
+
+  return {
+    async render(doc) {
+      const thread = pick();
+      await thread.ready;
+      const id = nextId++;
+      return new Promise<RenderedInvoice>((resolve, reject) => {
+        thread.pending.set(id, { resolve, reject });
+        thread.worker.postMessage({ id, doc });
+      });
+    },
+    async close() {
+      await Promise.all(pool.map((thread) => thread?.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { parentPort } from 'node:worker_threads';
+import type { InvoiceDocument } from '../document.ts';
+import { renderInvoiceDocuments, warmUpRenderers } from './index.ts';
+
+// A render thread of render-pool.ts: renders documents it is sent and posts the bytes back.
+export type RenderRequest = { id: number; doc: InvoiceDocument };
+export type RenderReply = { id: number; pdf?: Uint8Array; xml?: Uint8Array | null; error?: string };
+
+const port = parentPort;
+if (!port) throw new Error('render-worker.ts runs only as a worker thread');
+await warmUpRenderers();
+port.on('message', async ({ id, doc }: RenderRequest) => {
+  try {
+    const { pdf, xml } = await renderInvoiceDocuments(doc);
+    const reply: RenderReply = { id, pdf, xml };
+    // Copied, not transferred: a small Buffer may share Node's pool with other buffers.
+    port.postMessage(reply);
+  } catch (error) {
+    port.postMessage({ id, error: (error as Error).message } satisfies RenderReply);
+  }
+});
+port.postMessage({ id: 0 } satisfies RenderReply);
