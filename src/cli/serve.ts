@@ -2,8 +2,8 @@ import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
-import { invoicingOutside } from '../modules/invoicing/outside.ts';
-import { warmUpRenderers } from '../modules/invoicing/render/index.ts';
+import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
+import { loadRenderers } from '../modules/invoicing/render/render-pool.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
 import { runCommand } from './commands.ts';
@@ -29,13 +29,11 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const clock = createClock(config.now);
   const sealer = createSealer(instanceSecret(config));
   const authenticator = createAuthenticator(handle.db, clock);
-  const invoicing = invoicingOutside({
-    dataDir: config.dataDir,
-    sealer,
-    ...(config.renderThreads !== undefined ? { renderThreads: config.renderThreads } : {}),
-  });
-  // Fonts and e-invoice schemas are loaded once now, not on the first issued invoice.
-  if (withHttp) await warmUpRenderers();
+  // Embedded, the issuing transaction holds the one PGlite connection through rendering
+  // anyway, so a render thread only adds hand-over cost and memory (bench/RESULTS.md);
+  // with a server it keeps the event loop free for other requests while an invoice renders.
+  const renderThreads = config.renderThreads ?? (handle.kind === 'pglite' ? 0 : defaultRenderThreads());
+  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads });
   const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
   const control =
     handle.kind === 'pglite'
@@ -56,6 +54,12 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
     );
   } else {
     io.out('Kontor worker runs.');
+  }
+  if (app && renderThreads === 0) {
+    // Fonts and e-invoice schemas load once now, after the server answers, not on the first invoice.
+    loadRenderers()
+      .then((renderers) => renderers.warmUpRenderers())
+      .catch((error: Error) => io.err(`kontor: the invoice renderers could not be prepared: ${error.message}`));
   }
   const companies = await handle.db.selectFrom('companies').select('id').limit(1).execute();
   if (companies.length === 0) io.out(firstRunHint(config));

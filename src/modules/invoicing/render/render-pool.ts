@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { InvoiceDocument } from '../document.ts';
-import { type RenderedInvoice, renderInvoiceDocuments } from './index.ts';
+import type { RenderedInvoice } from './index.ts';
 import type { RenderReply } from './render-worker.ts';
 
 // Rendering costs ~20 ms of CPU per invoice. Render threads keep it off the event loop,
@@ -17,8 +17,15 @@ type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pendi
 const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** `workerScript` is the thread's code (tests give one that crashes on purpose). */
+// The renderers (pdfkit, fonts, the e-invoice library) load on first use, not at start.
+let renderers: Promise<typeof import('./index.ts')> | undefined;
+export const loadRenderers = () => {
+  renderers ??= import('./index.ts');
+  return renderers;
+};
+
 export function createRenderPool(threads: number, workerScript: URL = new URL('./render-worker.ts', import.meta.url)): RenderPool {
-  if (threads <= 0) return { render: renderInvoiceDocuments, close: async () => {} };
+  if (threads <= 0) return { render: async (doc) => (await loadRenderers()).renderInvoiceDocuments(doc), close: async () => {} };
   const pool: (Thread | null)[] = Array.from({ length: threads }, () => null);
   let nextId = 1;
 
