@@ -1,7 +1,9 @@
 // The visual PDF, read back with the pure-JS reader: § 14 UStG contents, German number
 // and date formats, embedded fonts, page breaks and byte-stable output.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { renderInvoicePdf, warmUpRenderers } from '../../../src/modules/invoicing/render/index.ts';
 import { domesticInvoice, longInvoice, notTaxableInvoice, reverseChargeInvoice, smallBusinessInvoice, stornoInvoice, xrechnungInvoice } from './fixtures.ts';
 import { extractPages, fontsReport } from './pdf-reader.ts';
@@ -160,5 +162,13 @@ describe('renderInvoicePdf', () => {
       const issued = `(D:${doc.issueDate.replaceAll('-', '')}000000Z)`;
       assert.ok(first.toString('latin1').includes(issued), 'creation date from the issue date');
     }
+  });
+
+  test('gives the same bytes whatever the process rendered before (shared font caches)', async () => {
+    // Fill the process-wide layout cache and glyph decodings with other documents first.
+    for (const doc of [longInvoice(40), stornoInvoice, reverseChargeInvoice, notTaxableInvoice, xrechnungInvoice]) await renderInvoicePdf(doc);
+    const warm = await renderInvoicePdf(domesticInvoice, { pdfA: true });
+    const cold = execFileSync(process.execPath, [fileURLToPath(new URL('./render-cold.ts', import.meta.url))], { maxBuffer: 16 * 1024 * 1024 });
+    assert.ok(warm.equals(cold), 'first document of a fresh process equals a later one');
   });
 });
