@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { addDays } from '../../shared/dates.ts';
@@ -11,8 +10,9 @@ import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
 import { claimKey, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
+import { storeFiles } from './invoice-files.ts';
 import { invoiceCreatedView, invoiceView, type SendError } from './invoice-view.ts';
-import { findInvoiceViewRow } from './invoices.repository.ts';
+import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { checkIssuingDetails } from './issuing-checks.ts';
 import { assertPeriodOpen } from './period-lock.ts';
@@ -114,7 +114,7 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
       });
       files = await renderOrRefuse(deps, doc);
     }
-    await insertInvoice(trx, {
+    const inserted = await insertInvoice(trx, {
       companyId,
       invoiceId,
       customerId: customer.id,
@@ -129,8 +129,17 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
       await storeFiles(trx, companyId, invoiceId, files);
       await deps.book(trx, company, doc, invoiceId);
     }
-    const row = await findInvoiceViewRow(trx, companyId, invoiceId);
-    if (!row) throw new Error('invoice vanished inside its own transaction');
+    // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).
+    const row: InvoiceViewRow = {
+      ...inserted,
+      customer_external_ref: customer.external_ref,
+      cancels_id: null,
+      cancels_number: null,
+      cancels_external_ref: null,
+      cancelled_by_id: null,
+      cancelled_by_number: null,
+      cancelled_by_external_ref: null,
+    };
     if (doc) await recordEvent(trx, { companyId, type: 'invoice.issued', subjectId: invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
     const answer = JSON.stringify(invoiceCreatedView(row, send ? INTERRUPTED : null));
     await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send });
@@ -198,7 +207,7 @@ async function insertInvoice(
   const { companyId, invoiceId, doc, lines } = input;
   // A draft's totals use the rates sent; at issue the verdict has confirmed them.
   const totals = invoiceTotals(lines);
-  await trx
+  const invoice = await trx
     .insertInto('invoices')
     .values({
       company_id: companyId,
@@ -230,7 +239,30 @@ async function insertInvoice(
       changed_at: input.now,
       created_at: input.now,
     })
-    .execute();
+    .returning([
+      'id',
+      'number',
+      'status',
+      'type',
+      'external_source',
+      'external_ref',
+      'contract_external_ref',
+      'total_net_cents',
+      'total_tax_cents',
+      'total_gross_cents',
+      'amount_paid_cents',
+      'currency',
+      'issue_date',
+      'due_date',
+      'service_period_start',
+      'service_period_end',
+      'sent_at',
+      'paid_at',
+      'overdue',
+      'dunning_level',
+      'change_seq',
+    ])
+    .executeTakeFirstOrThrow();
   await trx
     .insertInto('invoice_lines')
     .values(
@@ -249,20 +281,5 @@ async function insertInvoice(
       })),
     )
     .execute();
-}
-
-export async function storeFiles(trx: Trx, companyId: string, invoiceId: string, files: { pdf: Buffer; xml: Buffer | null }) {
-  const rows = [{ kind: 'pdf' as const, content: files.pdf }, ...(files.xml ? [{ kind: 'xml' as const, content: files.xml }] : [])];
-  await trx
-    .insertInto('invoice_files')
-    .values(
-      rows.map((r) => ({
-        company_id: companyId,
-        invoice_id: invoiceId,
-        kind: r.kind,
-        content: r.content,
-        sha256: createHash('sha256').update(r.content).digest('hex'),
-      })),
-    )
-    .execute();
+  return invoice;
 }

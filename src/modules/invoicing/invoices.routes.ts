@@ -3,6 +3,7 @@ import { AppError, validationFailed } from '../../shared/errors.ts';
 import { cancelInvoice } from './cancel-invoice.ts';
 import { type CreateInvoiceBody, createInvoice } from './create-invoice.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
+import { readFiles } from './invoice-files.ts';
 import { invoiceView } from './invoice-view.ts';
 import { findInvoiceViewRow, findInvoiceViewRowByRef } from './invoices.repository.ts';
 import * as schemas from './invoices.schemas.ts';
@@ -77,15 +78,9 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
         .executeTakeFirst();
       if (!invoice) throw new AppError('invoice_not_found');
       if (invoice.status === 'draft') throw new AppError('invoice_not_issued');
-      const file = await deps.db
-        .selectFrom('invoice_files')
-        .select('content')
-        .where('company_id', '=', request.auth.companyId)
-        .where('invoice_id', '=', request.params.id)
-        .where('kind', '=', kind)
-        .executeTakeFirst();
-      if (!file) throw new AppError('invoice_pdf_missing', {}, kind === 'xml' ? 'This invoice has no e-invoice XML (private customer).' : undefined);
-      return reply.type(type).header('content-disposition', `inline; filename="${invoice.number}.${kind}"`).send(file.content);
+      const content = (await readFiles(deps.db, request.auth.companyId, request.params.id, [kind]))[kind];
+      if (!content) throw new AppError('invoice_pdf_missing', {}, kind === 'xml' ? 'This invoice has no e-invoice XML (private customer).' : undefined);
+      return reply.type(type).header('content-disposition', `inline; filename="${invoice.number}.${kind}"`).send(content);
     });
   }
 

@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
+import { readFiles } from './invoice-files.ts';
 import { invoiceView, type SendError } from './invoice-view.ts';
 import { findInvoiceViewRow } from './invoices.repository.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
@@ -69,18 +70,9 @@ export async function sendInvoice(deps: InvoicingDeps, companyId: string, invoic
     throw new AppError('invoice_not_issued', {}, 'A draft cannot be sent; a person issues it in the app first.');
   if (!invoice.sent_at && invoice.status !== 'cancelled') {
     const company = await deps.db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
-    const fileRows = await deps.db
-      .selectFrom('invoice_files')
-      .select(['kind', 'content'])
-      .where('company_id', '=', companyId)
-      .where('invoice_id', '=', invoiceId)
-      .execute();
-    const pdf = fileRows.find((f) => f.kind === 'pdf')?.content;
+    const { pdf, xml } = await readFiles(deps.db, companyId, invoiceId);
     if (!pdf) throw new AppError('invoice_pdf_missing');
-    const outcome = await sendIssuedInvoice(deps, company, invoiceId, invoice.document as InvoiceDocument, {
-      pdf,
-      xml: fileRows.find((f) => f.kind === 'xml')?.content ?? null,
-    });
+    const outcome = await sendIssuedInvoice(deps, company, invoiceId, invoice.document as InvoiceDocument, { pdf, xml });
     if (!outcome.ok) throw new AppError('invoice_send_failed', {}, outcome.error.message);
   }
   const row = await findInvoiceViewRow(deps.db, companyId, invoiceId);
