@@ -37,14 +37,20 @@ export async function ensureNumberRange(db: Database, companyId: string, range: 
  * duplicates, and numbers become visible in the order they were drawn. Null when used up.
  */
 export async function drawNumberInTransaction(trx: Trx, companyId: string, range: NumberRange): Promise<number | null> {
-  await insertRangeRow(trx, companyId, range);
-  const row = await trx
-    .updateTable('number_ranges')
-    .set({ next_value: sql`next_value + 1` })
-    .where('company_id', '=', companyId)
-    .where('range_key', '=', range.key)
-    .where(sql<boolean>`next_value <= last_value`)
-    .returning(sql<number>`next_value - 1`.as('drawn'))
-    .executeTakeFirst();
+  const draw = () =>
+    trx
+      .updateTable('number_ranges')
+      .set({ next_value: sql`next_value + 1` })
+      .where('company_id', '=', companyId)
+      .where('range_key', '=', range.key)
+      .where(sql<boolean>`next_value <= last_value`)
+      .returning(sql<number>`next_value - 1`.as('drawn'))
+      .executeTakeFirst();
+  // The range row exists for every draw but a company's very first: try the draw first.
+  let row = await draw();
+  if (!row) {
+    await insertRangeRow(trx, companyId, range);
+    row = await draw();
+  }
   return row ? Number(row.drawn) : null;
 }
