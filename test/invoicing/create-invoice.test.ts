@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { simpleParser } from 'mailparser';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { counts, invoiceBody, newKey, postInvoice, putCustomer, tenLines } from './helpers.ts';
 
@@ -300,6 +301,33 @@ describe('issuing checks that depend on the verdict', () => {
       const xml = (await t.request('GET', `/v1/invoices/${ok.json().id}/xml`)).body;
       assert.match(xml, /<ram:CategoryCode>O<\/ram:CategoryCode>/);
       assert.doesNotMatch(xml, /schemeID="VA"/, 'no VAT IDs on a category O invoice');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('XRechnung for a public buyer', () => {
+  test('a customer with a Leitweg-ID gets the XRechnung as XML, served and attached to the mail', async () => {
+    const t = await testApp();
+    try {
+      await putCustomer(t, 'stadt', { name: 'Stadt Musterstadt', leitweg_id: '04011000-1234512345-06', vat_id: null });
+      const res = await postInvoice(t, invoiceBody('xr-1', { customer: { source: 'crm', external_ref: 'stadt' }, issue: true, send: true }));
+      assert.equal(res.statusCode, 201, res.body);
+      const invoice = res.json();
+      const xml = await t.request('GET', `/v1/invoices/${invoice.id}/xml`);
+      assert.equal(xml.statusCode, 200);
+      assert.match(xml.body, /urn:cen\.eu:en16931:2017#compliant#urn:xeinkauf\.de:kosit:xrechnung_3\.0/);
+      assert.match(xml.body, /<ram:BuyerReference>04011000-1234512345-06<\/ram:BuyerReference>/);
+      const folder = path.join(t.dataDir, 'outbox', t.company.companyId);
+      const eml = readdirSync(folder).find((f) => f.includes(invoice.number))!;
+      const mail = await simpleParser(readFileSync(path.join(folder, eml)));
+      assert.deepEqual(mail.attachments.map((a) => [a.filename, a.contentType]).sort(), [
+        [`${invoice.number}.pdf`, 'application/pdf'],
+        [`${invoice.number}.xml`, 'application/xml'],
+      ]);
+      assert.equal(mail.attachments.find((a) => a.filename?.endsWith('.xml'))!.content.toString('utf8'), xml.body, 'the mailed XML is the stored one');
+      assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : null, 'buchhaltung@beispiel.example');
     } finally {
       await t.close();
     }
