@@ -1,14 +1,15 @@
-import { inTransaction, type Trx } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { addDays } from '../../shared/dates.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { findCustomerByRef } from '../customers/index.ts';
-import { findProductByRefOrNumber, productNotFound } from '../products/index.ts';
-import { buildInvoiceDocument, type IssuedLine } from './build-document.ts';
+import { buildInvoiceDocument } from './build-document.ts';
+import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
 import { claimKey, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
+import { insertInvoice } from './insert-invoice.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
 import { storeFiles } from './invoice-files.ts';
 import { invoiceCreatedView, invoiceView, type SendError } from './invoice-view.ts';
@@ -16,32 +17,11 @@ import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.t
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { checkIssuingDetails } from './issuing-checks.ts';
 import { assertPeriodOpen } from './period-lock.ts';
+import { resolveLines } from './resolve-lines.ts';
 import { sendIssuedInvoice } from './send-invoice.ts';
-import { invoiceTotals, lineNetCents } from './totals.ts';
 import { decideVat } from './vat-verdict.ts';
 
-export type CreateInvoiceLine = {
-  description: string;
-  quantity: number | string;
-  unit?: string | null;
-  unit_price_net: string;
-  vat_rate: 0 | 7 | 19;
-  product_ref?: string;
-  product_number?: string;
-  tax_exemption_reason?: string | null;
-};
-
-export type CreateInvoiceBody = {
-  customer: { source: string; external_ref: string };
-  external_ref: string;
-  lines: CreateInvoiceLine[];
-  service_period: { start: string; end: string };
-  payment_terms_days?: number;
-  issue?: boolean;
-  send?: boolean;
-  currency?: 'EUR';
-  attribution?: { partner_ref: string; agreement_ref: string };
-};
+export type { CreateInvoiceBody, CreateInvoiceLine } from './create-invoice-input.ts';
 
 export type CreateInvoiceAnswer = StoredAnswer & { replayed: boolean };
 
@@ -153,133 +133,10 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
   return { status: 201, body: answer, replayed: false };
 }
 
-async function resolveLines(trx: Trx, companyId: string, body: CreateInvoiceBody): Promise<(IssuedLine & { productId: string | null })[]> {
-  const lines: (IssuedLine & { productId: string | null })[] = [];
-  for (const line of body.lines) {
-    let productId: string | null = null;
-    let productNumber: string | null = null;
-    if (line.product_ref !== undefined || line.product_number !== undefined) {
-      const lookup =
-        line.product_number !== undefined ? { productNumber: line.product_number } : { source: body.customer.source, ref: line.product_ref as string };
-      const product = await findProductByRefOrNumber(trx, companyId, lookup);
-      if (!product) throw productNotFound(lookup);
-      productId = product.id;
-      productNumber = product.product_number;
-    }
-    const quantity = String(line.quantity);
-    lines.push({
-      description: line.description,
-      quantity,
-      unit: line.unit ?? null,
-      unitPriceNet: line.unit_price_net,
-      vatRate: line.vat_rate,
-      netCents: lineNetCents({ quantity, unitPriceNet: line.unit_price_net, vatRate: line.vat_rate }),
-      taxExemptionReason: line.tax_exemption_reason ?? null,
-      productNumber,
-      productId,
-    });
-  }
-  return lines;
-}
-
 async function renderOrRefuse(deps: InvoicingDeps, doc: InvoiceDocument) {
   try {
     return await deps.render(doc);
   } catch (error) {
     throw new AppError('invoice_render_failed', { cause_hint: (error as Error).name });
   }
-}
-
-async function insertInvoice(
-  trx: Trx,
-  input: {
-    companyId: string;
-    invoiceId: string;
-    customerId: string;
-    body: CreateInvoiceBody;
-    lines: (IssuedLine & { productId: string | null })[];
-    paymentTermsDays: number;
-    doc: InvoiceDocument | null;
-    changeSeq: number;
-    now: Date;
-  },
-) {
-  const { companyId, invoiceId, doc, lines } = input;
-  // A draft's totals use the rates sent; at issue the verdict has confirmed them.
-  const totals = invoiceTotals(lines);
-  const invoice = await trx
-    .insertInto('invoices')
-    .values({
-      company_id: companyId,
-      id: invoiceId,
-      number: doc?.number ?? null,
-      status: doc ? 'issued' : 'draft',
-      type: 'invoice',
-      external_source: input.body.customer.source,
-      external_ref: input.body.external_ref,
-      customer_id: input.customerId,
-      contract_external_ref: null,
-      issue_date: doc?.issueDate ?? null,
-      due_date: doc?.dueDate ?? null,
-      service_period_start: input.body.service_period.start,
-      service_period_end: input.body.service_period.end,
-      payment_terms_days: input.paymentTermsDays,
-      total_net_cents: totals.netCents,
-      total_tax_cents: totals.taxCents,
-      total_gross_cents: totals.grossCents,
-      vat_verdict: doc?.verdict ?? null,
-      e_invoice: doc?.eInvoice ?? null,
-      document: doc ? JSON.stringify(doc) : null,
-      sent_at: null,
-      paid_at: null,
-      dunning_level: null,
-      cancels_invoice_id: null,
-      cancelled_by_invoice_id: null,
-      change_seq: input.changeSeq,
-      changed_at: input.now,
-      created_at: input.now,
-    })
-    .returning([
-      'id',
-      'number',
-      'status',
-      'type',
-      'external_source',
-      'external_ref',
-      'contract_external_ref',
-      'total_net_cents',
-      'total_tax_cents',
-      'total_gross_cents',
-      'amount_paid_cents',
-      'currency',
-      'issue_date',
-      'due_date',
-      'service_period_start',
-      'service_period_end',
-      'sent_at',
-      'paid_at',
-      'overdue',
-      'dunning_level',
-      'change_seq',
-    ])
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('invoice_lines')
-    .values(
-      lines.map((line, i) => ({
-        company_id: companyId,
-        invoice_id: invoiceId,
-        position: i + 1,
-        description: line.description,
-        quantity: line.quantity,
-        unit: line.unit,
-        unit_price_net: line.unitPriceNet,
-        vat_rate: line.vatRate,
-        net_cents: line.netCents,
-        product_id: line.productId,
-        tax_exemption_reason: line.taxExemptionReason,
-      })),
-    )
-    .execute();
-  return invoice;
 }

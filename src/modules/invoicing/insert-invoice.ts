@@ -1,0 +1,100 @@
+import type { Trx } from '../../db/transaction.ts';
+import type { CreateInvoiceBody } from './create-invoice-input.ts';
+import type { InvoiceDocument } from './document.ts';
+import type { ResolvedLine } from './resolve-lines.ts';
+import { invoiceTotals } from './totals.ts';
+
+/** Inserts the invoice (draft or issued) and its lines; returns what the view needs. */
+export async function insertInvoice(
+  trx: Trx,
+  input: {
+    companyId: string;
+    invoiceId: string;
+    customerId: string;
+    body: CreateInvoiceBody;
+    lines: ResolvedLine[];
+    paymentTermsDays: number;
+    doc: InvoiceDocument | null;
+    changeSeq: number;
+    now: Date;
+  },
+) {
+  const { companyId, invoiceId, doc, lines } = input;
+  // A draft's totals use the rates sent; at issue the verdict has confirmed them.
+  const totals = invoiceTotals(lines);
+  const invoice = await trx
+    .insertInto('invoices')
+    .values({
+      company_id: companyId,
+      id: invoiceId,
+      number: doc?.number ?? null,
+      status: doc ? 'issued' : 'draft',
+      type: 'invoice',
+      external_source: input.body.customer.source,
+      external_ref: input.body.external_ref,
+      customer_id: input.customerId,
+      contract_external_ref: null,
+      issue_date: doc?.issueDate ?? null,
+      due_date: doc?.dueDate ?? null,
+      service_period_start: input.body.service_period.start,
+      service_period_end: input.body.service_period.end,
+      payment_terms_days: input.paymentTermsDays,
+      total_net_cents: totals.netCents,
+      total_tax_cents: totals.taxCents,
+      total_gross_cents: totals.grossCents,
+      vat_verdict: doc?.verdict ?? null,
+      e_invoice: doc?.eInvoice ?? null,
+      document: doc ? JSON.stringify(doc) : null,
+      sent_at: null,
+      paid_at: null,
+      dunning_level: null,
+      cancels_invoice_id: null,
+      cancelled_by_invoice_id: null,
+      change_seq: input.changeSeq,
+      changed_at: input.now,
+      created_at: input.now,
+    })
+    .returning([
+      'id',
+      'number',
+      'status',
+      'type',
+      'external_source',
+      'external_ref',
+      'contract_external_ref',
+      'total_net_cents',
+      'total_tax_cents',
+      'total_gross_cents',
+      'amount_paid_cents',
+      'currency',
+      'issue_date',
+      'due_date',
+      'service_period_start',
+      'service_period_end',
+      'sent_at',
+      'paid_at',
+      'overdue',
+      'dunning_level',
+      'change_seq',
+    ])
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('invoice_lines')
+    .values(
+      lines.map((line, i) => ({
+        company_id: companyId,
+        invoice_id: invoiceId,
+        position: i + 1,
+        description: line.description,
+        quantity: line.quantity,
+        unit: line.unit,
+        unit_price_net: line.unitPriceNet,
+        vat_rate: line.vatRate,
+        net_cents: line.netCents,
+        product_id: line.productId,
+        tax_exemption_reason: line.taxExemptionReason,
+      })),
+    )
+    .execute();
+  return invoice;
+}
