@@ -7,16 +7,6 @@ export type DecimalValue = InstanceType<typeof D>;
 /** A decimal as sent: digits, optional minus, at most 6 decimals, no exponent. */
 export const DECIMAL_PATTERN = /^-?(0|[1-9]\d{0,11})(\.\d{1,6})?$/;
 
-/** Normalises a JSON number or decimal string to its decimal string form (or null when malformed). */
-export function toDecimalString(value: number | string): string | null {
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
-  return DECIMAL_PATTERN.test(text) ? text : null;
-}
-
-export function isNegative(value: string): boolean {
-  return new D(value).isNegative() && !new D(value).isZero();
-}
-
 /** Round half up to 2 decimals, returned as a string with exactly two decimals. */
 export function roundMoney(value: DecimalValue): string {
   return value.toDecimalPlaces(2, D.ROUND_HALF_UP).toFixed(2);

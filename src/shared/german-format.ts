@@ -58,12 +58,6 @@ export function formatIban(iban: string): string {
     .replace(/(.{4})(?=.)/g, '$1 ');
 }
 
-/** True when the decimal string is below zero (a storno's totals). */
-export function isNegative(amount: string): boolean {
-  const { negative, integer, fraction } = splitDecimal(amount);
-  return negative && !/^0*$/.test(integer + fraction);
-}
-
 /** Drops the sign: used where the text already says the direction ("wird erstattet"). */
 export function absolute(amount: string): string {
   return amount.trim().replace(/^[-+]/, '');

@@ -56,7 +56,3 @@ export function isValidIban(iban: string): boolean {
   }
   return remainder === 1;
 }
-
-export function maskIban(iban: string): string {
-  return `${iban.slice(0, 4)} •••• ${iban.slice(-4)}`;
-}

@@ -9,7 +9,7 @@ import { nextChangeSeq } from './invoice-changes.ts';
 import { storeFiles } from './invoice-files.ts';
 import { type InvoiceView, invoiceView } from './invoice-view.ts';
 import { findInvoiceViewRow } from './invoices.repository.ts';
-import type { InvoicingDeps } from './invoicing-deps.ts';
+import { type InvoicingDeps, renderOrRefuse } from './invoicing-deps.ts';
 import { assertPeriodOpen } from './period-lock.ts';
 
 const NOT_CANCELLABLE: Record<string, string> = {
@@ -47,12 +47,7 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
     await assertPeriodOpen(trx, companyId, issueDate);
     const number = await drawInvoiceNumber(trx, company, issueDate);
     const doc = buildStornoDocument(original.document as InvoiceDocument, number, issueDate);
-    let files: { pdf: Buffer; xml: Buffer | null };
-    try {
-      files = await deps.render(doc);
-    } catch {
-      throw new AppError('invoice_render_failed');
-    }
+    const files = await renderOrRefuse(deps, doc);
     const stornoId = newId('inv');
     const now = deps.clock.now();
     await trx

@@ -14,7 +14,7 @@ import { nextChangeSeq } from './invoice-changes.ts';
 import { storeFiles } from './invoice-files.ts';
 import { invoiceCreatedView, invoiceView, type SendError } from './invoice-view.ts';
 import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.ts';
-import type { InvoicingDeps } from './invoicing-deps.ts';
+import { type InvoicingDeps, renderOrRefuse } from './invoicing-deps.ts';
 import { checkIssuingDetails } from './issuing-checks.ts';
 import { assertPeriodOpen } from './period-lock.ts';
 import { resolveLines } from './resolve-lines.ts';
@@ -131,12 +131,4 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
   const answer = JSON.stringify(invoiceCreatedView(row!, outcome.ok ? null : outcome.error));
   await storeAnswer(deps.db, companyId, key, { status: 201, body: answer, invoiceId: created.invoiceId, final: true });
   return { status: 201, body: answer, replayed: false };
-}
-
-async function renderOrRefuse(deps: InvoicingDeps, doc: InvoiceDocument) {
-  try {
-    return await deps.render(doc);
-  } catch (error) {
-    throw new AppError('invoice_render_failed', { cause_hint: (error as Error).name });
-  }
 }

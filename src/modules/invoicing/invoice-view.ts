@@ -1,7 +1,8 @@
+import type { SendError } from '../mail/index.ts';
 import type { InvoiceViewRow } from './invoices.repository.ts';
 import { centsToDecimal } from './totals.ts';
 
-export type SendError = { code: 'mail_rejected' | 'mail_unreachable' | 'recipient_missing'; message: string };
+export type { SendError };
 
 const ref = (id: string | null, number: string | null, externalRef: string | null) => (id ? { id, number, external_ref: externalRef } : null);
 

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import type { Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/errors.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { SendError } from './invoice-view.ts';
@@ -13,3 +14,12 @@ export type InvoicingDeps = {
   book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string): Promise<void>;
   mail(company: CompanyRow, doc: InvoiceDocument, files: { pdf: Buffer; xml: Buffer | null }): Promise<{ ok: true } | { ok: false; error: SendError }>;
 };
+
+/** Renders inside the issuing transaction; a failure is 500 invoice_render_failed and rolls everything back. */
+export async function renderOrRefuse(deps: Pick<InvoicingDeps, 'render'>, doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }> {
+  try {
+    return await deps.render(doc);
+  } catch {
+    throw new AppError('invoice_render_failed');
+  }
+}

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/connection.ts';
-import { AppError, validationFailed } from '../../shared/errors.ts';
+import { validationFailed } from '../../shared/errors.ts';
 import { invoiceView } from './invoice-view.ts';
 import { invoiceViewQuery } from './invoices.repository.ts';
 
@@ -29,15 +29,13 @@ function decodeCursor(cursor: string): number {
 export async function listInvoices(db: Database, companyId: string, query: ListInvoicesQuery) {
   const limit = query.limit ?? 50;
   if ((query.customer_source === undefined) !== (query.customer_ref === undefined)) {
-    throw new AppError('validation_failed', {
-      errors: [
-        {
-          loc: ['query', query.customer_source === undefined ? 'customer_source' : 'customer_ref'],
-          type: 'missing',
-          msg: 'customer_source and customer_ref go together',
-        },
-      ],
-    });
+    throw validationFailed([
+      {
+        loc: ['query', query.customer_source === undefined ? 'customer_source' : 'customer_ref'],
+        type: 'missing',
+        msg: 'customer_source and customer_ref go together',
+      },
+    ]);
   }
   let q = invoiceViewQuery(db, companyId)
     .orderBy('i.change_seq')
