@@ -1,7 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import type { Database } from '../db/connection.ts';
 import { migrate } from '../db/migrate.ts';
 import { runDueWork } from '../jobs/index.ts';
 import {
@@ -17,16 +15,16 @@ import {
   updateCompany,
 } from '../modules/access/index.ts';
 import { BookkeepingError, createDatevExport } from '../modules/bookkeeping/index.ts';
-import type { Clock } from '../shared/clock.ts';
 import { fixedClock } from '../shared/clock.ts';
-import type { Sealer } from '../shared/secrets.ts';
+import { type CommandContext, dateFlag, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
 import { type CommandIo, UsageError } from './io.ts';
+import { MODULE_COMMANDS } from './module-commands.ts';
+
+export type { CommandContext } from './command-kit.ts';
 
 // Every command except serve and worker: run directly on a database, or by a running
 // server on behalf of a command line (control-socket.ts). Output on stdout is the
 // result only (with --json, one JSON document); everything else goes to stderr.
-
-export type CommandContext = { db: Database; clock: Clock; sealer: Sealer; cwd: string; onKeyRevoked?: () => void };
 
 export const USAGE = `kontor — invoicing and revenue share for German companies
 
@@ -43,31 +41,9 @@ Usage:
   kontor admin company update --company ID --company-file FILE [--json]
   kontor jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]
   kontor export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV
-
+${MODULE_COMMANDS.flatMap((command) => command.usage.map((line) => `  ${line}\n`)).join('')}
 Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
 PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off.`;
-
-type Options = Record<string, { type: 'string' | 'boolean' }>;
-
-function parse(args: string[], options: Options, positionals: number) {
-  try {
-    const parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' }, data: { type: 'string' } }, allowPositionals: true, strict: true });
-    if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`);
-    return parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function print(io: CommandIo, json: boolean, result: Record<string, unknown>, text: string) {
-  io.out(json ? JSON.stringify(result) : text);
-}
 
 async function readCompanyFile(ctx: CommandContext, file: string): Promise<string> {
   try {
@@ -76,8 +52,6 @@ async function readCompanyFile(ctx: CommandContext, file: string): Promise<strin
     throw new AdminError(`cannot read the company file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Runs one command; returns the exit code (0 done, 1 refused, 2 usage). */
 export async function runCommand(argv: string[], io: CommandIo, ctx: CommandContext): Promise<number> {
@@ -207,8 +181,7 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
     case 'jobs run': {
       const { values } = parse(argv.slice(2), { 'as-of': { type: 'string' }, company: { type: 'string' } }, 0);
       const asOf = values['as-of'] as string | undefined;
-      if (asOf !== undefined && (!ISO_DATE.test(asOf) || Number.isNaN(Date.parse(asOf))))
-        throw new UsageError(`--as-of must be a date YYYY-MM-DD, got ${asOf}`);
+      if (asOf !== undefined) dateFlag(asOf, 'as-of');
       // --as-of runs the day's work as if it were noon UTC of that day.
       const clock = asOf ? fixedClock(`${asOf}T12:00:00Z`) : ctx.clock;
       const summary = await runDueWork(
@@ -221,10 +194,8 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
     case 'export datev': {
       const { values } = parse(argv.slice(2), { company: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } }, 0);
       const companyId = required(values, 'company');
-      const from = required(values, 'from');
-      const to = required(values, 'to');
-      if (!ISO_DATE.test(from) || Number.isNaN(Date.parse(from))) throw new UsageError(`--from must be a date YYYY-MM-DD, got ${from}`);
-      if (!ISO_DATE.test(to) || Number.isNaN(Date.parse(to))) throw new UsageError(`--to must be a date YYYY-MM-DD, got ${to}`);
+      const from = dateFlag(required(values, 'from'), 'from');
+      const to = dateFlag(required(values, 'to'), 'to');
       const out = typeof values.out === 'string' && values.out !== '' ? values.out : `EXTF_Buchungsstapel_${from}_${to}.csv`;
       const file = path.resolve(ctx.cwd, out);
       let result: Awaited<ReturnType<typeof createDatevExport>>;
@@ -244,7 +215,10 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       print(io, Boolean(values.json), { file, bookings: result.bookings }, `${file}\n${result.bookings} booking(s)`);
       return 0;
     }
-    default:
+    default: {
+      const extra = MODULE_COMMANDS.find((candidate) => candidate.name.split(' ').every((word, i) => argv[i] === word));
+      if (extra) return extra.run(argv.slice(extra.name.split(' ').length), io, ctx);
       throw new UsageError(argv.length ? `unknown command: ${argv.join(' ')}` : 'no command given');
+    }
   }
 }
