@@ -10,7 +10,7 @@ import { newRequestId } from './http/request-id.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Scope } from './modules/access/api-keys.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
-import { type InvoicingDeps, registerInvoiceRoutes } from './modules/invoicing/index.ts';
+import { createEarlyRenders, type InvoicingDeps, registerInvoiceRoutes } from './modules/invoicing/index.ts';
 import { registerProductRoutes } from './modules/products/index.ts';
 import type { Clock } from './shared/clock.ts';
 import { AppError } from './shared/errors.ts';
@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const deps2 = { db: deps.db, clock: deps.clock };
       registerCustomerRoutes(api, deps2);
       registerProductRoutes(api, deps2);
-      registerInvoiceRoutes(api, { ...deps2, ...deps.invoicing });
+      registerInvoiceRoutes(api, { ...deps2, ...deps.invoicing, earlyRenders: createEarlyRenders() });
     },
     { prefix: '/v1' },
   );

@@ -29,10 +29,9 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const clock = createClock(config.now);
   const sealer = createSealer(instanceSecret(config));
   const authenticator = createAuthenticator(handle.db, clock);
-  // Embedded, the issuing transaction holds the one PGlite connection through rendering
-  // anyway, so a render thread only adds hand-over cost and memory (bench/RESULTS.md);
-  // with a server it keeps the event loop free for other requests while an invoice renders.
-  const renderThreads = config.renderThreads ?? (handle.kind === 'pglite' ? 0 : defaultRenderThreads());
+  // Render threads: an invoice renders there while the issuing transaction does its
+  // database work on the main thread (early-render.ts), and the event loop stays free.
+  const renderThreads = config.renderThreads ?? defaultRenderThreads();
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads });
   const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
   const control =

@@ -14,20 +14,35 @@ export type BookingResult = {
   lines: JournalLine[];
 };
 
+/** What the caller read already in this transaction (each saves a query). */
+export type BookingKnowns = {
+  /** The document was created in this transaction: no earlier booking can exist. */
+  newDocument?: boolean;
+  /** The company's period lock as read in this transaction. */
+  lockedUntil?: string | null;
+};
+
 /**
  * Books an issued invoice or storno (german-rules §6.2) inside the caller's transaction:
  * S debtor gross / H revenue per rate and verdict net / H output VAT per rate tax. A storno
  * (negative amounts) books the exact mirror. Idempotent per document: a second call for the
  * same document id writes nothing and answers `already_booked` with the stored lines.
  */
-export async function bookInvoice(trx: Trx, companyId: string, chart: Chart, doc: InvoiceDocument, documentId: string): Promise<BookingResult> {
+export async function bookInvoice(
+  trx: Trx,
+  companyId: string,
+  chart: Chart,
+  doc: InvoiceDocument,
+  documentId: string,
+  known: BookingKnowns = {},
+): Promise<BookingResult> {
   const lines = invoiceJournalLines(chart, doc);
 
-  const existing = await findEntryByDocument(trx, companyId, doc.type, documentId);
+  const existing = known.newDocument ? undefined : await findEntryByDocument(trx, companyId, doc.type, documentId);
   if (existing) return alreadyBooked(existing, doc);
   if (lines.length === 0) return { status: 'nothing_to_book', entryId: null, lines };
 
-  const locked = await lockedUntil(trx, companyId);
+  const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
   if (locked !== null && doc.issueDate <= locked)
     throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`);
 

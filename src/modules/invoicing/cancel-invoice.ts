@@ -44,8 +44,8 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
 
     const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
     const issueDate = deps.clock.today(company.timezone);
-    await assertPeriodOpen(trx, companyId, issueDate);
-    const number = await drawInvoiceNumber(trx, company, issueDate);
+    const lockedUntil = await assertPeriodOpen(trx, companyId, issueDate);
+    const { number } = await drawInvoiceNumber(trx, company, issueDate);
     const doc = buildStornoDocument(original.document as InvoiceDocument, number, issueDate);
     const files = await renderOrRefuse(deps, doc);
     const stornoId = newId('inv');
@@ -90,7 +90,7 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
       .values(lines.map((line, i) => ({ ...line, invoice_id: stornoId, quantity: doc.lines[i]!.quantity, net_cents: -line.net_cents })))
       .execute();
     await storeFiles(trx, companyId, stornoId, files);
-    await deps.book(trx, company, doc, stornoId);
+    await deps.book(trx, company, doc, stornoId, { newDocument: true, lockedUntil });
     await trx
       .updateTable('invoices')
       .set({ status: 'cancelled', cancelled_by_invoice_id: stornoId, overdue: false, change_seq: await nextChangeSeq(trx, companyId), changed_at: now })

@@ -1,25 +1,24 @@
 import { inTransaction } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
-import { addDays } from '../../shared/dates.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { findCustomerByRef } from '../customers/index.ts';
-import { buildInvoiceDocument } from './build-document.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
+import type { EarlyRender } from './early-render.ts';
 import { claimKey, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
 import { insertInvoice } from './insert-invoice.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
-import { storeFiles } from './invoice-files.ts';
+import { type InvoiceFiles, storeFiles } from './invoice-files.ts';
 import { invoiceCreatedView, invoiceView, type SendError } from './invoice-view.ts';
 import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.ts';
-import { type InvoicingDeps, renderOrRefuse } from './invoicing-deps.ts';
-import { checkIssuingDetails } from './issuing-checks.ts';
+import { type InvoicingDeps, renderedOrRefuse } from './invoicing-deps.ts';
+import { invoiceRangeKey } from './numbering.ts';
 import { assertPeriodOpen } from './period-lock.ts';
+import { issuedDocument, issuingVerdict, paymentTermsDays } from './plan-issue.ts';
 import { resolveLines } from './resolve-lines.ts';
 import { sendIssuedInvoice } from './send-invoice.ts';
-import { decideVat } from './vat-verdict.ts';
 
 export type { CreateInvoiceBody, CreateInvoiceLine } from './create-invoice-input.ts';
 
@@ -34,20 +33,40 @@ const INTERRUPTED: SendError = { code: 'mail_unreachable', message: 'Der Versand
  */
 export async function createInvoice(deps: InvoicingDeps, companyId: string, idempotencyKey: string, body: CreateInvoiceBody): Promise<CreateInvoiceAnswer> {
   const hash = requestHash(body);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const earlier = await storedAnswer(deps.db, companyId, idempotencyKey, hash);
-    if (earlier) return { ...earlier, replayed: true };
-    try {
-      return await createOnce(deps, companyId, idempotencyKey, hash, body);
-    } catch (error) {
-      if (!(error instanceof KeyClaimedElsewhere)) throw error;
-      // Another request with this key committed first (or is running): read its answer.
+  let early: EarlyRender | null = null;
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const earlier = await storedAnswer(deps.db, companyId, idempotencyKey, hash);
+      if (earlier) return { ...earlier, replayed: true };
+      if (body.issue === true && attempt === 0)
+        early =
+          deps.earlyRenders?.start(
+            companyId,
+            body,
+            (timeZone) => deps.clock.today(timeZone),
+            (doc) => deps.render(doc),
+          ) ?? null;
+      try {
+        return await createOnce(deps, companyId, idempotencyKey, hash, body, early);
+      } catch (error) {
+        if (!(error instanceof KeyClaimedElsewhere)) throw error;
+        // Another request with this key committed first (or is running): read its answer.
+      }
     }
+  } finally {
+    early?.settle();
   }
   throw new AppError('conflict_retry');
 }
 
-async function createOnce(deps: InvoicingDeps, companyId: string, key: string, hash: string, body: CreateInvoiceBody): Promise<CreateInvoiceAnswer> {
+async function createOnce(
+  deps: InvoicingDeps,
+  companyId: string,
+  key: string,
+  hash: string,
+  body: CreateInvoiceBody,
+  early: EarlyRender | null,
+): Promise<CreateInvoiceAnswer> {
   const issue = body.issue === true;
   const send = issue && body.send === true;
   const created = await inTransaction(deps.db, async (trx) => {
@@ -67,32 +86,22 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
     const lines = await resolveLines(trx, companyId, body);
     const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
     const invoiceId = newId('inv');
-    const paymentTermsDays = body.payment_terms_days ?? company.payment_terms_days;
     let doc: InvoiceDocument | null = null;
-    let files: { pdf: Buffer; xml: Buffer | null } | null = null;
+    let lockedUntil: string | null = null;
+    let rendering: Promise<InvoiceFiles> | null = null;
     if (issue) {
       const issueDate = deps.clock.today(company.timezone);
-      const verdict = decideVat({
-        company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
-        customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
-        lines,
-      });
-      const messages = [...checkIssuingDetails(company, customer, verdict.verdict), ...(customer.country_code ? verdict.messages : [])];
+      const { verdict, messages } = issuingVerdict({ company, customer, lines });
       if (messages.length > 0) throw new AppError('invoice_not_issuable', { messages, message: messages.join(' ') });
-      await assertPeriodOpen(trx, companyId, issueDate);
-      const number = await drawInvoiceNumber(trx, company, issueDate);
-      doc = buildInvoiceDocument({
-        company,
-        customer,
-        verdict: verdict.verdict,
-        number,
-        issueDate,
-        dueDate: addDays(issueDate, paymentTermsDays),
-        servicePeriod: body.service_period,
-        paymentTermsDays,
-        lines,
-      });
-      files = await renderOrRefuse(deps, doc);
+      lockedUntil = await assertPeriodOpen(trx, companyId, issueDate);
+      const { number, seq } = await drawInvoiceNumber(trx, company, issueDate);
+      deps.earlyRenders?.remember(company, customer, invoiceRangeKey(issueDate), seq, early);
+      doc = issuedDocument({ company, customer, lines, body, issueDate }, verdict, number);
+      // Rendering (on a render thread when there is one) runs while this transaction
+      // writes the invoice, its booking, event and answer; the files are stored when it is
+      // done. An early rendering of exactly this document is taken as it is.
+      rendering = deps.earlyRenders?.take(early, doc) ?? deps.render(doc);
+      rendering.catch(() => {}); // awaited below; a write failing first must not leave it unhandled
     }
     const inserted = await insertInvoice(trx, {
       companyId,
@@ -100,15 +109,12 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
       customerId: customer.id,
       body,
       lines,
-      paymentTermsDays,
+      paymentTermsDays: paymentTermsDays(company, body),
       doc,
       changeSeq: await nextChangeSeq(trx, companyId),
       now: deps.clock.now(),
     });
-    if (doc && files) {
-      await storeFiles(trx, companyId, invoiceId, files);
-      await deps.book(trx, company, doc, invoiceId);
-    }
+    if (doc) await deps.book(trx, company, doc, invoiceId, { newDocument: true, lockedUntil });
     // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).
     const row: InvoiceViewRow = {
       ...inserted,
@@ -123,6 +129,8 @@ async function createOnce(deps: InvoicingDeps, companyId: string, key: string, h
     if (doc) await recordEvent(trx, { companyId, type: 'invoice.issued', subjectId: invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
     const answer = JSON.stringify(invoiceCreatedView(row, send ? INTERRUPTED : null));
     await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send });
+    const files = rendering ? await renderedOrRefuse(rendering) : null;
+    if (files) await storeFiles(trx, companyId, invoiceId, files);
     return { invoiceId, company, doc, files, answer };
   });
   if (!send || !created.doc || !created.files) return { status: 201, body: created.answer, replayed: false };

@@ -3,6 +3,7 @@
 export { cancelInvoice } from './cancel-invoice.ts';
 export { createInvoice } from './create-invoice.ts';
 export type { InvoiceDocument } from './document.ts';
+export { createEarlyRenders, type EarlyRenders } from './early-render.ts';
 export { registerInvoiceRoutes } from './invoices.routes.ts';
 export type { InvoicingDeps } from './invoicing-deps.ts';
 export { sendInvoice } from './send-invoice.ts';

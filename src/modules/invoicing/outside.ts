@@ -20,9 +20,9 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer; ren
   const renderer = createRenderPool(options.renderThreads ?? defaultRenderThreads());
   return {
     render: (doc) => renderer.render(doc),
-    async book(trx, company, doc, documentId) {
+    async book(trx, company, doc, documentId, known) {
       try {
-        await bookInvoice(trx, company.id, company.chart, doc, documentId);
+        await bookInvoice(trx, company.id, company.chart, doc, documentId, known);
       } catch (error) {
         if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
         throw error;

@@ -10,28 +10,35 @@ export type ResolvedLine = IssuedLine & { productId: string | null };
 export async function resolveLines(trx: Trx, companyId: string, body: CreateInvoiceBody): Promise<ResolvedLine[]> {
   const lines: ResolvedLine[] = [];
   for (const line of body.lines) {
-    let productId: string | null = null;
-    let productNumber: string | null = null;
+    let product: { id: string; product_number: string | null } | null = null;
     if (line.product_ref !== undefined || line.product_number !== undefined) {
       const lookup =
         line.product_number !== undefined ? { productNumber: line.product_number } : { source: body.customer.source, ref: line.product_ref as string };
-      const product = await findProductByRefOrNumber(trx, companyId, lookup);
+      product = (await findProductByRefOrNumber(trx, companyId, lookup)) ?? null;
       if (!product) throw productNotFound(lookup);
-      productId = product.id;
-      productNumber = product.product_number;
     }
-    const quantity = String(line.quantity);
-    lines.push({
-      description: line.description,
-      quantity,
-      unit: line.unit ?? null,
-      unitPriceNet: line.unit_price_net,
-      vatRate: line.vat_rate,
-      netCents: lineNetCents({ quantity, unitPriceNet: line.unit_price_net, vatRate: line.vat_rate }),
-      taxExemptionReason: line.tax_exemption_reason ?? null,
-      productNumber,
-      productId,
-    });
+    lines.push(resolvedLine(line, product));
   }
   return lines;
+}
+
+/** The lines when none names a product (no database needed), else null. */
+export function linesWithoutProducts(body: CreateInvoiceBody): ResolvedLine[] | null {
+  if (body.lines.some((line) => line.product_ref !== undefined || line.product_number !== undefined)) return null;
+  return body.lines.map((line) => resolvedLine(line, null));
+}
+
+function resolvedLine(line: CreateInvoiceBody['lines'][number], product: { id: string; product_number: string | null } | null): ResolvedLine {
+  const quantity = String(line.quantity);
+  return {
+    description: line.description,
+    quantity,
+    unit: line.unit ?? null,
+    unitPriceNet: line.unit_price_net,
+    vatRate: line.vat_rate,
+    netCents: lineNetCents({ quantity, unitPriceNet: line.unit_price_net, vatRate: line.vat_rate }),
+    taxExemptionReason: line.tax_exemption_reason ?? null,
+    productNumber: product?.product_number ?? null,
+    productId: product?.id ?? null,
+  };
 }

@@ -1,0 +1,107 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { CustomerRow } from '../customers/customers.repository.ts';
+import type { CompanyRow } from './build-document.ts';
+import type { CreateInvoiceBody } from './create-invoice-input.ts';
+import type { InvoiceDocument } from './document.ts';
+import type { InvoiceFiles } from './invoice-files.ts';
+import { formatInvoiceNumber, invoiceRangeKey } from './numbering.ts';
+import { issuedDocument, issuingVerdict } from './plan-issue.ts';
+import { linesWithoutProducts } from './resolve-lines.ts';
+
+// Rendering is a pure function of the InvoiceDocument snapshot (render/README.md), and
+// it is most of an issuing request's time. So an issuing request predicts its snapshot
+// before its transaction, from what this process saw in earlier transactions (the
+// company, the customer, the next number of the range), and starts rendering it at once,
+// on a render thread while the transaction does its database work. The transaction
+// builds the real snapshot and takes the early rendering only when the two are deeply
+// equal; otherwise it renders anew. What is remembered is never trusted, only compared:
+// a stale or wrong prediction costs one render, never a wrong document or a number gap.
+
+export type EarlyRender = {
+  doc: InvoiceDocument;
+  rendering: Promise<InvoiceFiles>;
+  /** Call once when the request is over, issued or refused. */
+  settle(): void;
+};
+
+export type EarlyRenders = {
+  /** Starts rendering the predicted document of an issuing request; null when there is nothing to predict from. */
+  start(
+    companyId: string,
+    body: CreateInvoiceBody,
+    today: (timeZone: string) => string,
+    render: (doc: InvoiceDocument) => Promise<InvoiceFiles>,
+  ): EarlyRender | null;
+  /** The rendering of `early` if it was made for exactly `doc`, else null. */
+  take(early: EarlyRender | null, doc: InvoiceDocument): Promise<InvoiceFiles> | null;
+  /** What an issuing transaction read and drew (`early`: its own early render, if any), for the next prediction. */
+  remember(company: CompanyRow, customer: CustomerRow, rangeKey: string, drawnSeq: number, early: EarlyRender | null): void;
+};
+
+type Seen = {
+  company: CompanyRow;
+  customers: Map<string, CustomerRow>;
+  /** The next counter value to predict, per number range. */
+  nextSeq: Map<string, number>;
+  /** Early renders started and not yet settled, per number range. */
+  inFlight: Map<string, number>;
+};
+
+/** `maxCompanies` × `maxCustomers` rows at most are kept (oldest dropped first). */
+export function createEarlyRenders(options: { maxCompanies?: number; maxCustomers?: number } = {}): EarlyRenders {
+  const maxCompanies = options.maxCompanies ?? 100;
+  const maxCustomers = options.maxCustomers ?? 1000;
+  const seen = new Map<string, Seen>();
+  const customerKey = (source: string, ref: string) => `${source}\u0000${ref}`;
+
+  return {
+    start(companyId, body, today, render) {
+      const memory = seen.get(companyId);
+      const customer = memory?.customers.get(customerKey(body.customer.source, body.customer.external_ref));
+      const lines = linesWithoutProducts(body);
+      if (!memory || !customer || !lines) return null;
+      const { company } = memory;
+      const { verdict, messages } = issuingVerdict({ company, customer, lines });
+      if (messages.length > 0) return null;
+      const issueDate = today(company.timezone);
+      const rangeKey = invoiceRangeKey(issueDate);
+      const seq = memory.nextSeq.get(rangeKey);
+      if (seq === undefined) return null;
+      // Requests running side by side predict consecutive numbers.
+      memory.nextSeq.set(rangeKey, seq + 1);
+      memory.inFlight.set(rangeKey, (memory.inFlight.get(rangeKey) ?? 0) + 1);
+      const doc = issuedDocument({ company, customer, lines, body, issueDate }, verdict, formatInvoiceNumber(company.invoice_number_pattern, issueDate, seq));
+      const rendering = render(doc);
+      rendering.catch(() => {}); // a failed early render is simply not taken
+      let settled = false;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        const left = (memory.inFlight.get(rangeKey) ?? 1) - 1;
+        if (left > 0) memory.inFlight.set(rangeKey, left);
+        else memory.inFlight.delete(rangeKey);
+      };
+      return { doc, rendering, settle };
+    },
+    take(early, doc) {
+      return early && isDeepStrictEqual(early.doc, doc) ? early.rendering : null;
+    },
+    remember(company, customer, rangeKey, drawnSeq, early) {
+      let memory = seen.get(company.id);
+      if (!memory) {
+        if (seen.size >= maxCompanies) seen.delete(seen.keys().next().value as string);
+        memory = { company, customers: new Map(), nextSeq: new Map(), inFlight: new Map() };
+        seen.set(company.id, memory);
+      }
+      memory.company = company;
+      const key = customerKey(customer.external_source, customer.external_ref);
+      memory.customers.delete(key);
+      if (memory.customers.size >= maxCustomers) memory.customers.delete(memory.customers.keys().next().value as string);
+      memory.customers.set(key, customer);
+      // The number after this one, after those that other requests in flight will draw.
+      // (A refused request's prediction is never drawn: this puts the next one right.)
+      const others = (memory.inFlight.get(rangeKey) ?? 0) - (early ? 1 : 0);
+      memory.nextSeq.set(rangeKey, drawnSeq + 1 + Math.max(0, others));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { addDays } from '../../shared/dates.ts';
+import type { CustomerRow } from '../customers/customers.repository.ts';
+import { buildInvoiceDocument, type CompanyRow } from './build-document.ts';
+import type { CreateInvoiceBody } from './create-invoice-input.ts';
+import type { InvoiceDocument, VatVerdict } from './document.ts';
+import { checkIssuingDetails } from './issuing-checks.ts';
+import type { ResolvedLine } from './resolve-lines.ts';
+import { decideVat } from './vat-verdict.ts';
+
+// The pure part of issuing an invoice: the VAT verdict with the issuing checks, and the
+// document snapshot. The issuing transaction calls both; so does the early render
+// (early-render.ts), which must predict exactly what the transaction will build.
+
+export type IssueInputs = { company: CompanyRow; customer: CustomerRow; lines: ResolvedLine[]; body: CreateInvoiceBody; issueDate: string };
+
+/** The VAT verdict and the German messages that stop issuing (none: issuable). */
+export function issuingVerdict({ company, customer, lines }: Pick<IssueInputs, 'company' | 'customer' | 'lines'>): { verdict: VatVerdict; messages: string[] } {
+  const verdict = decideVat({
+    company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
+    customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
+    lines,
+  });
+  const messages = [...checkIssuingDetails(company, customer, verdict.verdict), ...(customer.country_code ? verdict.messages : [])];
+  return { verdict: verdict.verdict, messages };
+}
+
+export function paymentTermsDays(company: CompanyRow, body: CreateInvoiceBody): number {
+  return body.payment_terms_days ?? company.payment_terms_days;
+}
+
+/** The snapshot of the invoice issued under `number` on `issueDate`. */
+export function issuedDocument(inputs: IssueInputs, verdict: VatVerdict, number: string): InvoiceDocument {
+  const terms = paymentTermsDays(inputs.company, inputs.body);
+  return buildInvoiceDocument({
+    company: inputs.company,
+    customer: inputs.customer,
+    verdict,
+    number,
+    issueDate: inputs.issueDate,
+    dueDate: addDays(inputs.issueDate, terms),
+    servicePeriod: inputs.body.service_period,
+    paymentTermsDays: terms,
+    lines: inputs.lines,
+  });
+}
