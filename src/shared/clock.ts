@@ -8,9 +8,18 @@ export type Clock = {
   today(timeZone: string): string;
 };
 
+// Making a DateTimeFormat costs about a millisecond; one per time zone is kept.
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 export function calendarDate(instant: Date, timeZone: string): string {
-  // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  let format = formats.get(timeZone);
+  if (!format) {
+    // en-CA formats as YYYY-MM-DD. An unknown zone throws here, before anything is kept.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    if (formats.size >= 1000) formats.clear();
+    formats.set(timeZone, format);
+  }
+  return format.format(instant);
 }
 
 export function createClock(start?: string | Date): Clock {
