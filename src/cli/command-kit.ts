@@ -8,7 +8,8 @@ import { type CommandIo, UsageError } from './io.ts';
 // Output on stdout is the result only (with --json, one JSON document); everything
 // else goes to stderr.
 
-export type CommandContext = { db: Database; clock: Clock; sealer: Sealer; cwd: string; onKeyRevoked?: () => void };
+/** `dataDir`: the data folder (mail outbox of `jobs run`). */
+export type CommandContext = { db: Database; clock: Clock; sealer: Sealer; cwd: string; onKeyRevoked?: () => void; dataDir?: string };
 
 /**
  * A command a module adds (registered in module-commands.ts). `run` gets the arguments

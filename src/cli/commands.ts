@@ -15,6 +15,9 @@ import {
   updateCompany,
 } from '../modules/access/index.ts';
 import { BookkeepingError, createDatevExport } from '../modules/bookkeeping/index.ts';
+import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
+import { createMailer } from '../modules/mail/index.ts';
+import { webhookDelivery } from '../modules/webhooks/index.ts';
 import { fixedClock } from '../shared/clock.ts';
 import { type CommandContext, dateFlag, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
 import { type CommandIo, UsageError } from './io.ts';
@@ -184,10 +187,11 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       if (asOf !== undefined) dateFlag(asOf, 'as-of');
       // --as-of runs the day's work as if it were noon UTC of that day.
       const clock = asOf ? fixedClock(`${asOf}T12:00:00Z`) : ctx.clock;
+      const mailer = ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const summary = await runDueWork(
-        { db: ctx.db, clock },
+        { db: ctx.db, clock, webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }), ...(mailer ? { mailer } : {}) },
         { ...(asOf ? { asOf } : {}), ...(typeof values.company === 'string' ? { companyId: values.company } : {}) },
-      );
+      ).finally(() => mailer?.close());
       print(io, Boolean(values.json), summary, JSON.stringify(summary, null, 2));
       return 0;
     }

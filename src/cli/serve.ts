@@ -2,8 +2,11 @@ import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
+import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
 import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
 import { loadRenderers } from '../modules/invoicing/render/render-pool.ts';
+import { createMailer } from '../modules/mail/index.ts';
+import { webhookDelivery } from '../modules/webhooks/index.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
 import { runCommand } from './commands.ts';
@@ -40,11 +43,20 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
           if (forwarded[0] === 'serve' || forwarded[0] === 'worker')
             return { stdout: '', stderr: 'kontor: a server already runs on this data folder\n', code: 1 };
           const out = bufferIo();
-          const code = await runCommand(forwarded, out, { db: handle.db, clock, sealer, cwd, onKeyRevoked: () => authenticator.forget() });
+          const code = await runCommand(forwarded, out, {
+            db: handle.db,
+            clock,
+            sealer,
+            cwd,
+            onKeyRevoked: () => authenticator.forget(),
+            dataDir: config.dataDir,
+          });
           return { stdout: out.stdout, stderr: out.stderr, code };
         })
       : undefined;
-  const worker = config.worker ? startWorker({ db: handle.db, clock }) : undefined;
+  // The worker's own mailer (dunning notices); invoice mails go through the invoicing one.
+  const mailer = createMailer({ dataDir: config.dataDir, sealer });
+  const worker = config.worker ? startWorker({ db: handle.db, clock, webhooks: webhookDelivery({ db: handle.db, sealer }), mailer }) : undefined;
 
   if (app) {
     const address = await app.listen({ port: config.port, host: config.host });
@@ -70,6 +82,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       stopping = true;
       await app?.close();
       await worker?.stop();
+      mailer.close();
       await invoicing.close();
       await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
       await handle.close();

@@ -54,3 +54,27 @@ export async function drawNumberInTransaction(trx: Trx, companyId: string, range
   }
   return row ? Number(row.drawn) : null;
 }
+
+/**
+ * Draws `count` consecutive numbers of a range inside the caller's transaction (for a batch
+ * of changes) under the same row lock as drawNumberInTransaction; returns the first. Null
+ * when fewer than `count` are left.
+ */
+export async function drawNumbersInTransaction(trx: Trx, companyId: string, range: NumberRange, count: number): Promise<number | null> {
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`cannot draw ${count} numbers`);
+  const draw = () =>
+    trx
+      .updateTable('number_ranges')
+      .set({ next_value: sql`next_value + ${count}` })
+      .where('company_id', '=', companyId)
+      .where('range_key', '=', range.key)
+      .where(sql<boolean>`next_value + ${count} - 1 <= last_value`)
+      .returning(sql<number>`next_value - ${count}`.as('first'))
+      .executeTakeFirst();
+  let row = await draw();
+  if (!row) {
+    await insertRangeRow(trx, companyId, range);
+    row = await draw();
+  }
+  return row ? Number(row.first) : null;
+}

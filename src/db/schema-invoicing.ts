@@ -33,6 +33,8 @@ export interface InvoicesTable {
   paid_at: Date | null;
   overdue: ColumnType<boolean, boolean | undefined, boolean>;
   dunning_level: number | null;
+  /** Date of the last dunning notice sent (0006_dunning.sql); the next level is due from it. */
+  last_dunning_on: ColumnType<string | null, string | null | undefined, string | null>;
   cancels_invoice_id: string | null;
   cancelled_by_invoice_id: string | null;
   change_seq: number;

@@ -1,6 +1,10 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { DunningPolicy } from '../modules/dunning/policy.ts';
 import type { BookkeepingTables } from './schema-bookkeeping.ts';
+import type { DunningNoticesTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
+import type { PaymentsTables } from './schema-payments.ts';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.ts';
 
 // Row types of the tables in migrations/. Calendar dates are 'YYYY-MM-DD' strings,
 // numerics are exact decimal strings, timestamps are Date.
@@ -64,6 +68,8 @@ export interface CompaniesTable {
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
   eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The dunning policy from the company file (modules/dunning/policy.ts); null = defaults. */
+  dunning: Json<DunningPolicy | null> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -154,6 +160,8 @@ export interface EventsTable {
   subject_id: string | null;
   data: ColumnType<unknown, string, string>;
   created_at: Timestamp;
+  /** When the webhook dispatcher fanned the event out to the endpoints (null until then). */
+  dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 export interface SchedulerRunsTable {
   company_id: string;
@@ -167,7 +175,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -180,5 +188,9 @@ export interface DB extends InvoicingTables, BookkeepingTables {
   jobs: JobsTable;
   events: EventsTable;
   scheduler_runs: SchedulerRunsTable;
+  dunning_notices: DunningNoticesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Selectable } from 'kysely';
 import type { Database } from '../db/connection.ts';
 import type { JobsTable } from '../db/schema.ts';
+import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Backoff } from './backoff.ts';
 
@@ -19,7 +20,14 @@ export type JobLog = (message: string) => void;
  * transactions and must be idempotent, because a job runs at least once (a worker that
  * dies after the handler committed but before the job was marked done runs it again).
  */
-export type JobContext<P> = { db: Database; clock: Clock; job: Job<P>; log: JobLog };
+export type JobContext<P> = {
+  db: Database;
+  clock: Clock;
+  job: Job<P>;
+  log: JobLog;
+  /** The company mailboxes, when the process that runs the job has them (JobDeps.mailer). */
+  mailer?: Mailer;
+};
 
 export type JobDefinition<P> = {
   name: string;

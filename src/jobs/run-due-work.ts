@@ -1,3 +1,4 @@
+import type { WebhookTally } from '../modules/webhooks/index.ts';
 import type { JobLog } from './registry.ts';
 import { type DailyTaskTally, runDailyTasks } from './scheduler.ts';
 import { drainDueJobs, type JobDeps } from './worker.ts';
@@ -16,6 +17,8 @@ export type DueWorkSummary = {
   as_of: string;
   tasks: Record<string, DailyTaskTally>;
   jobs: { done: number; failed: number; retried: number };
+  /** Webhook attempts made (when the deps carry webhook delivery). */
+  webhooks?: WebhookTally;
 };
 
 /**
@@ -34,9 +37,12 @@ export async function runDueWork(deps: JobDeps, options: DueWorkOptions = {}): P
     ...(deps.tasks ? { registry: deps.tasks } : {}),
   });
   const jobs = await drainDueJobs(deps, { ...scope, ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}) });
+  // After the jobs: the events they and the tasks recorded go out in this run too.
+  const webhooks = await deps.webhooks?.drain(scope);
   return {
     as_of: options.asOf ?? startedAt.toISOString(),
     tasks,
     jobs: { done: jobs.done, failed: jobs.failed, retried: jobs.retried },
+    ...(webhooks ? { webhooks } : {}),
   };
 }

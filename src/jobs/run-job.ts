@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.ts';
+import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { backoffDelayMs } from './backoff.ts';
 import { leaseUntil } from './claim.ts';
@@ -17,6 +18,8 @@ export type RunJobDeps = {
   log?: JobLog;
   /** While the handler runs the lease is extended every third of this (real time). */
   leaseMs?: number;
+  /** Passed on to the handler (JobContext.mailer). */
+  mailer?: Mailer;
 };
 
 const MAX_ERROR_LENGTH = 2000;
@@ -88,7 +91,7 @@ export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome>
   let failure: unknown;
   let succeeded = false;
   try {
-    await kind.handler({ db, clock, job, log: (message) => log(`${label}: ${message}`) });
+    await kind.handler({ db, clock, job, log: (message) => log(`${label}: ${message}`), ...(deps.mailer ? { mailer: deps.mailer } : {}) });
     succeeded = true;
   } catch (error) {
     failure = error;

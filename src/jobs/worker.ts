@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Database } from '../db/connection.ts';
+import type { Mailer } from '../modules/mail/index.ts';
+import type { WebhookDelivery } from '../modules/webhooks/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { claimJobs } from './claim.ts';
 import type { JobLog, JobRegistry } from './registry.ts';
@@ -11,7 +13,9 @@ import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 // `kontor jobs run`. Several workers in several processes may run against one database:
 // claiming (claim.ts) keeps them from taking the same job.
 
-export type JobDeps = { db: Database; clock: Clock; jobs?: JobRegistry; tasks?: DailyTaskRegistry };
+// `webhooks`: webhook delivery, its own loop beside the jobs; `jobs run` drains it after them.
+// `mailer`: the company mailboxes, handed to job handlers that mail (dunning notices).
+export type JobDeps = { db: Database; clock: Clock; jobs?: JobRegistry; tasks?: DailyTaskRegistry; webhooks?: WebhookDelivery; mailer?: Mailer };
 export type JobTally = { done: number; failed: number; retried: number; lost: number };
 
 export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
@@ -50,7 +54,12 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
     if (batch.length === 0) break;
     claimed += batch.length;
     const results = await Promise.allSettled(
-      batch.map((job) => runJob({ db: deps.db, clock: deps.clock, leaseMs, log, ...(deps.jobs ? { registry: deps.jobs } : {}) }, job)),
+      batch.map((job) =>
+        runJob(
+          { db: deps.db, clock: deps.clock, leaseMs, log, ...(deps.jobs ? { registry: deps.jobs } : {}), ...(deps.mailer ? { mailer: deps.mailer } : {}) },
+          job,
+        ),
+      ),
     );
     for (const result of results) {
       if (result.status === 'rejected') throw result.reason;
@@ -125,7 +134,10 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
   };
 
   const start = (job: Awaited<ReturnType<typeof claimJobs>>[number]) => {
-    const run: Promise<void> = runJob({ db: deps.db, clock: deps.clock, log, leaseMs, ...(deps.jobs ? { registry: deps.jobs } : {}) }, job)
+    const run: Promise<void> = runJob(
+      { db: deps.db, clock: deps.clock, log, leaseMs, ...(deps.jobs ? { registry: deps.jobs } : {}), ...(deps.mailer ? { mailer: deps.mailer } : {}) },
+      job,
+    )
       .then(
         (outcome) => count(tally, outcome),
         (error: unknown) =>
@@ -160,6 +172,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
     }
   };
   const looping = loop();
+  const webhooks = deps.webhooks?.start({ log });
 
   return {
     workerId,
@@ -170,6 +183,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
       await looping;
       await Promise.allSettled([...running]);
       await tick;
+      await webhooks?.stop();
     },
   };
 }

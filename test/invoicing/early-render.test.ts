@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import type { InvoiceDocument } from '../../src/modules/invoicing/index.ts';
 import { renderInvoiceDocuments } from '../../src/modules/invoicing/render/index.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { attachments, extractPages } from './render/pdf-reader.ts';
 import { invoiceBody, newKey, postInvoice, putCustomer } from './helpers.ts';
+import { attachments, extractPages } from './render/pdf-reader.ts';
 
 // Issuing renders a predicted document before the transaction (early-render.ts). Whatever
 // the prediction, every stored document must be the one of the invoice as issued.
@@ -34,7 +34,10 @@ describe('early rendering of issued invoices', () => {
 
   async function storedDocument(id: string) {
     const pdf = (await t.request('GET', `/v1/invoices/${id}/pdf`)).rawPayload;
-    const xml = attachments(pdf).find((a) => a.name === 'factur-x.xml')?.data.toString('utf8') ?? '';
+    const xml =
+      attachments(pdf)
+        .find((a) => a.name === 'factur-x.xml')
+        ?.data.toString('utf8') ?? '';
     return { text: extractPages(pdf).join('\n'), xml };
   }
 

@@ -3,6 +3,7 @@ import { toValidationIssues, validatorCompiler } from '../../http/validation.ts'
 import { isValidIban, normalizeIban } from '../../shared/iban.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { isCountryCode, isPlausibleVatId, normalizeVatId } from '../../shared/tax-ids.ts';
+import { type DunningPolicy, dunningPolicySchema, parseDunningPolicy } from '../dunning/policy.ts';
 
 // The company file of `admin bootstrap` and `admin company update` (design §2): the
 // company's issuing details. Unknown keys are refused.
@@ -46,6 +47,7 @@ export const companyFileSchema = {
         from: { type: 'string', minLength: 3, maxLength: 320 },
       },
     },
+    dunning: dunningPolicySchema,
   },
 } as const;
 
@@ -77,6 +79,7 @@ export type CompanyColumns = {
   invoice_number_pattern?: string;
   payment_terms_days?: number;
   smtp?: string | null;
+  dunning?: string | null;
 };
 
 function isTimeZone(zone: string): boolean {
@@ -117,6 +120,11 @@ export function parseCompanyFile(text: string, sealer: Sealer, { requireName }: 
   if (typeof file.timezone === 'string' && !isTimeZone(file.timezone)) problems.push('timezone: not an IANA time zone such as Europe/Berlin');
   if (typeof file.invoice_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.invoice_number_pattern)) {
     problems.push('invoice_number_pattern: needs a {seq} or {seq:N} placeholder, for example RE-{yyyy}-{seq:5}');
+  }
+  if (file.dunning !== undefined) {
+    const dunning = parseDunningPolicy(file.dunning as Partial<DunningPolicy> | null);
+    problems.push(...dunning.problems);
+    columns.dunning = dunning.policy === null ? null : JSON.stringify(dunning.policy);
   }
   if (problems.length > 0) throw new CompanyFileError(`the company file is not valid:\n  ${problems.join('\n  ')}`);
   if (file.smtp !== undefined) {

@@ -1,4 +1,4 @@
-import { drawNumberInTransaction, type NumberRange } from '../../db/number-ranges.ts';
+import { drawNumberInTransaction, drawNumbersInTransaction, type NumberRange } from '../../db/number-ranges.ts';
 import type { Trx } from '../../db/transaction.ts';
 
 // Every change of an invoice takes the next position in the company's change feed
@@ -11,4 +11,11 @@ export async function nextChangeSeq(trx: Trx, companyId: string): Promise<number
   const seq = await drawNumberInTransaction(trx, companyId, CHANGES);
   if (seq === null) throw new Error('invoice change feed exhausted');
   return seq;
+}
+
+/** `count` consecutive positions for a batch of changes in one transaction; returns the first. */
+export async function nextChangeSeqs(trx: Trx, companyId: string, count: number): Promise<number> {
+  const first = await drawNumbersInTransaction(trx, companyId, CHANGES, count);
+  if (first === null) throw new Error('invoice change feed exhausted');
+  return first;
 }

@@ -1,8 +1,8 @@
 import type { Database } from '../../db/connection.ts';
 import type { Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { BookingKnowns } from '../bookkeeping/index.ts';
 import { AppError } from '../../shared/errors.ts';
+import type { BookingKnowns } from '../bookkeeping/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { EarlyRenders } from './early-render.ts';

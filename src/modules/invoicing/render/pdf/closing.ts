@@ -22,8 +22,13 @@ function paragraphs(doc: InvoiceDocument): { text: string; bold: boolean }[] {
 }
 
 export function drawClosing(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, startY: number): number {
+  return drawParagraphs(pdf, paragraphs(doc), startY);
+}
+
+/** Full-width paragraphs, regular or bold, breaking to a new page when one does not fit. Also used by dunning notices. */
+export function drawParagraphs(pdf: PDFKit.PDFDocument, list: { text: string; bold: boolean }[], startY: number): number {
   let y = startY;
-  for (const paragraph of paragraphs(doc)) {
+  for (const paragraph of list) {
     pdf
       .font(paragraph.bold ? FONT.bold : FONT.regular)
       .fontSize(SIZE.body)

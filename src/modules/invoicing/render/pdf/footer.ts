@@ -11,7 +11,7 @@ function present(lines: (string | null)[]): string {
   return lines.filter((line): line is string => Boolean(line)).join('\n');
 }
 
-export function footerColumns(doc: InvoiceDocument): string[] {
+export function footerColumns(doc: Pick<InvoiceDocument, 'seller'>): string[] {
   const { seller } = doc;
   return [
     present([legalName(seller), streetLine(seller), cityLine(seller)]),
@@ -21,7 +21,7 @@ export function footerColumns(doc: InvoiceDocument): string[] {
   ];
 }
 
-export function drawFooters(pdf: PDFKit.PDFDocument, doc: InvoiceDocument): void {
+export function drawFooters(pdf: PDFKit.PDFDocument, doc: Pick<InvoiceDocument, 'seller'>): void {
   const range = pdf.bufferedPageRange();
   const columns = footerColumns(doc);
   const widths = [0.24, 0.22, 0.32, 0.22].map((share) => share * CONTENT_WIDTH);

@@ -6,7 +6,7 @@ import type { InvoiceDocument } from '../../document.ts';
 import { FONT } from './fonts.ts';
 import { ADDRESS, COLOR, MARGIN, MM, SIZE } from './layout.ts';
 
-export function drawLetterhead(pdf: PDFKit.PDFDocument, doc: InvoiceDocument): void {
+export function drawLetterhead(pdf: PDFKit.PDFDocument, doc: Pick<InvoiceDocument, 'seller'>): void {
   const { seller } = doc;
   pdf.font(FONT.bold).fontSize(SIZE.letterhead).fillColor(COLOR.accent);
   pdf.text(legalName(seller), MARGIN.left, MARGIN.top, { width: 95 * MM, lineBreak: true });

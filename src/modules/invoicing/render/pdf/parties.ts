@@ -7,7 +7,7 @@ import { countryName } from './countries.ts';
 import { FONT } from './fonts.ts';
 import { ADDRESS, COLOR, INFO, MARGIN, SIZE } from './layout.ts';
 
-export function buyerAddressLines(doc: InvoiceDocument): string[] {
+export function buyerAddressLines(doc: Pick<InvoiceDocument, 'buyer'>): string[] {
   const { buyer } = doc;
   const lines = [buyer.name];
   if (buyer.contactName) lines.push(`z. Hd. ${buyer.contactName}`);
@@ -19,7 +19,7 @@ export function buyerAddressLines(doc: InvoiceDocument): string[] {
   return lines;
 }
 
-export function drawBuyerAddress(pdf: PDFKit.PDFDocument, doc: InvoiceDocument): void {
+export function drawBuyerAddress(pdf: PDFKit.PDFDocument, doc: Pick<InvoiceDocument, 'buyer'>): void {
   pdf
     .font(FONT.regular)
     .fontSize(SIZE.body + 1)
@@ -46,10 +46,15 @@ function infoRows(doc: InvoiceDocument): [string, string][] {
 }
 
 export function drawInfoBlock(pdf: PDFKit.PDFDocument, doc: InvoiceDocument): void {
+  drawInfoRows(pdf, infoRows(doc));
+}
+
+/** Label/value rows in the information block beside the address (also used by dunning notices). */
+export function drawInfoRows(pdf: PDFKit.PDFDocument, rows: [string, string][]): void {
   const valueX = INFO.x + INFO.labelWidth;
   const valueWidth = MARGIN.right - valueX;
   let y = INFO.y;
-  for (const [label, value] of infoRows(doc)) {
+  for (const [label, value] of rows) {
     pdf
       .font(FONT.regular)
       .fontSize(SIZE.small - 0.5)

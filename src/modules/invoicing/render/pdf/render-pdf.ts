@@ -53,7 +53,8 @@ function createPdf(doc: InvoiceDocument, pdfA: boolean): PDFKit.PDFDocument {
   });
 }
 
-function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
+/** The bytes of a pdfkit document once it ends (also used by dunning notices). */
+export function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     pdf.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -6,7 +6,7 @@ import type { InvoiceDocument, VatBreakdownEntry } from '../../document.ts';
 import { FONT } from './fonts.ts';
 import { BODY_BOTTOM, COLOR, MARGIN, SIZE } from './layout.ts';
 
-type Row = { label: string; amount: string; bold?: boolean; ruleAbove?: boolean };
+export type AmountRow = { label: string; amount: string; bold?: boolean; ruleAbove?: boolean };
 
 const CATEGORY_LABEL: Record<string, string> = {
   E: 'steuerfrei',
@@ -15,7 +15,7 @@ const CATEGORY_LABEL: Record<string, string> = {
   Z: 'steuerfrei 0 %',
 };
 
-function breakdownRows(entry: VatBreakdownEntry): Row[] {
+function breakdownRows(entry: VatBreakdownEntry): AmountRow[] {
   if (entry.category === 'S') {
     return [
       { label: `Nettobetrag ${entry.rate} % USt`, amount: entry.taxableAmount },
@@ -25,7 +25,7 @@ function breakdownRows(entry: VatBreakdownEntry): Row[] {
   return [{ label: `Nettobetrag (${CATEGORY_LABEL[entry.category] ?? entry.category})`, amount: entry.taxableAmount }];
 }
 
-export function totalRows(doc: InvoiceDocument): Row[] {
+export function totalRows(doc: InvoiceDocument): AmountRow[] {
   if (doc.verdict === 'small_business') {
     return [{ label: 'Gesamtbetrag', amount: doc.totals.gross, bold: true, ruleAbove: true }];
   }
@@ -43,17 +43,21 @@ const LINE_HEIGHT = 14;
 
 /** Draws the totals block (on a new page if it does not fit) and returns the y below it. */
 export function drawTotals(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, startY: number): number {
-  const rows = totalRows(doc);
+  return drawAmountRows(pdf, totalRows(doc), startY);
+}
+
+/** Label and right-aligned amount per row (on a new page if they do not fit); returns the y below. Also used by dunning notices. */
+export function drawAmountRows(pdf: PDFKit.PDFDocument, rows: AmountRow[], startY: number, labelX: number = LABEL_X): number {
   let y = startY + 4;
   if (y + rows.length * LINE_HEIGHT + 10 > BODY_BOTTOM) {
     pdf.addPage();
     y = MARGIN.top;
   }
-  const labelWidth = MARGIN.right - AMOUNT_WIDTH - LABEL_X;
+  const labelWidth = MARGIN.right - AMOUNT_WIDTH - labelX;
   for (const row of rows) {
     if (row.ruleAbove) {
       pdf
-        .moveTo(LABEL_X, y - 3)
+        .moveTo(labelX, y - 3)
         .lineTo(MARGIN.right, y - 3)
         .lineWidth(row.bold ? 0.8 : 0.4)
         .strokeColor(row.bold ? COLOR.accent : COLOR.rule)
@@ -64,7 +68,7 @@ export function drawTotals(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, startY
       .fontSize(row.bold ? SIZE.body + 1 : SIZE.body)
       .fillColor(COLOR.text);
     const height = Math.max(pdf.heightOfString(row.label, { width: labelWidth }), LINE_HEIGHT - 3);
-    pdf.text(row.label, LABEL_X, y, { width: labelWidth });
+    pdf.text(row.label, labelX, y, { width: labelWidth });
     pdf.text(formatMoney(row.amount), MARGIN.right - AMOUNT_WIDTH, y, { width: AMOUNT_WIDTH, align: 'right' });
     y += height + 3;
   }

@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BankImportError, type BankImportResult, type EntryOutcome, importBankStatement, StatementError } from '../modules/payments/index.ts';
+import { type ModuleCommand, parseCommandArgs, printResult, requiredFlag } from './command-kit.ts';
+
+// kontor bank import FILE --company ID [--json]: imports a camt.053 or MT940 statement and
+// prints what each entry came to. A file that is refused writes nothing and exits 1.
+
+const sign = (entry: EntryOutcome) => (entry.direction === 'credit' ? '+' : '-');
+
+function entryLines(entry: EntryOutcome): string[] {
+  const head = `  #${entry.position}  ${entry.booking_date}`;
+  if (entry.transactions.length === 0) return [`${head}  ${sign(entry)}${entry.amount} ${entry.currency}  ${entry.note ?? ''}`.trimEnd()];
+  return entry.transactions.map((tx) => {
+    const who = tx.payer_name ?? '(no name)';
+    const what =
+      tx.payments.length > 0
+        ? [
+            ...tx.payments.map((p) =>
+              p.effect === 'paid' ? `${p.invoice_number} paid (${p.amount})` : `${p.invoice_number} partially paid (${p.amount}, ${p.open_after} open)`,
+            ),
+            ...(tx.credit ? [`${tx.credit.amount} EUR credit for ${tx.credit.customer_name}`] : []),
+          ].join('; ')
+        : `${tx.note ?? ''}${tx.status === 'unmatched' && tx.remittance_text ? ` — "${tx.remittance_text}"` : ''}`;
+    return `${head}  ${sign(entry)}${tx.amount} ${entry.currency}  ${who}  ${what}`;
+  });
+}
+
+function describe(result: BankImportResult, file: string): string {
+  if (result.already_imported) return `${file} was imported already at ${result.imported_at} (statement ${result.statement_id}); nothing was booked again.`;
+  const t = result.totals;
+  const accounts = result.statements.map((s) => `${s.id} (${s.account_iban ?? s.account})`).join(', ');
+  const out = [`Imported ${file} (${result.format}; ${accounts}) as ${result.statement_id}: ${t.entries} entr${t.entries === 1 ? 'y' : 'ies'}`];
+  for (const warning of result.warnings) out.push(`warning: ${warning}`);
+  const section = (title: string, statuses: EntryOutcome['status'][]) => {
+    const entries = result.entries.filter((e) => statuses.includes(e.status));
+    if (entries.length) out.push('', title, ...entries.flatMap(entryLines));
+  };
+  section('Matched', ['matched', 'partially_matched']);
+  section('Unmatched (kept for a person to assign)', ['unmatched']);
+  section('Ignored', ['ignored']);
+  section('Already imported', ['duplicate']);
+  out.push(
+    '',
+    `Totals: ${t.matched} matched, ${t.partially_matched} partly matched, ${t.unmatched} unmatched, ${t.ignored} ignored, ${t.duplicates} already imported`,
+    `        received ${t.received} EUR: applied ${t.applied} EUR to invoices (${t.invoices_paid} paid, ${t.invoices_partially_paid} partially paid), customer credit ${t.credited} EUR, unassigned ${t.unassigned} EUR`,
+  );
+  return out.join('\n');
+}
+
+export const BANK_COMMANDS: ModuleCommand[] = [
+  {
+    name: 'bank import',
+    usage: ['kontor bank import FILE --company ID [--json]   import a camt.053 or MT940 statement, match credits to invoices'],
+    async run(args, io, ctx) {
+      const { values, positionals } = parseCommandArgs(args, { company: { type: 'string' } }, 1);
+      const companyId = requiredFlag(values, 'company');
+      const file = path.resolve(ctx.cwd, positionals[0]!);
+      const name = path.basename(file);
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(file);
+      } catch (error) {
+        io.err(`kontor: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        return 1;
+      }
+      try {
+        const result = await importBankStatement(ctx.db, ctx.clock, companyId, bytes, { fileName: name });
+        printResult(io, Boolean(values.json), result, describe(result, name));
+        return 0;
+      } catch (error) {
+        if (error instanceof StatementError) {
+          io.err(`kontor: ${name}: ${error.message}. Nothing was imported.`);
+          return 1;
+        }
+        if (error instanceof BankImportError) {
+          io.err(`kontor: ${error.message}`);
+          return 1;
+        }
+        throw error;
+      }
+    },
+  },
+];

@@ -1,0 +1,35 @@
+import type { ColumnType } from 'kysely';
+import type { NoticeDocument } from '../modules/dunning/notice-document.ts';
+import type { Json, Timestamp } from './schema.ts';
+
+// Row types of the dunning table (migrations/0006_dunning.sql). The migration also adds
+// companies.dunning (schema.ts) and invoices.last_dunning_on (schema-invoicing.ts).
+
+export type NoticeStatus = 'pending' | 'sent' | 'cancelled' | 'failed';
+export type DunningLevel = 0 | 1 | 2 | 3;
+
+export interface DunningNoticesTable {
+  company_id: string;
+  id: string;
+  invoice_id: string;
+  level: DunningLevel;
+  notice_date: string;
+  deadline: string;
+  status: NoticeStatus;
+  open_cents: number;
+  paid_cents: number;
+  fee_cents: number;
+  fees_cents: number;
+  interest_cents: number;
+  lump_sum_cents: number;
+  total_cents: number;
+  default_since: string | null;
+  document: Json<NoticeDocument>;
+  pdf: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  pdf_sha256: ColumnType<string | null, string | null | undefined, string | null>;
+  message_id: ColumnType<string | null, string | null | undefined, string | null>;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}

@@ -1,0 +1,92 @@
+import type { Timestamp } from './schema.ts';
+
+// Row types of the payment tables (migrations/0004_payments.sql).
+
+export type StatementFormat = 'camt.053.001.02' | 'camt.053.001.08' | 'mt940';
+export type BankEntryStatus = 'matched' | 'partially_matched' | 'unmatched' | 'ignored';
+export type BankTransactionStatus = 'matched' | 'unmatched' | 'ignored';
+
+export interface BankStatementsTable {
+  company_id: string;
+  id: string;
+  file_sha256: string;
+  file_name: string | null;
+  format: StatementFormat;
+  account_iban: string | null;
+  statement_ref: string;
+  entry_count: number;
+  duplicate_count: number;
+  matched_count: number;
+  partially_matched_count: number;
+  unmatched_count: number;
+  ignored_count: number;
+  imported_at: Timestamp;
+}
+
+export interface BankEntriesTable {
+  company_id: string;
+  id: string;
+  statement_id: string;
+  entry_key: string;
+  position: number;
+  account: string;
+  booking_date: string;
+  value_date: string | null;
+  direction: 'credit' | 'debit';
+  reversal: boolean;
+  bank_status: string;
+  /** Exact decimal string. */
+  amount: string;
+  currency: string;
+  bank_reference: string | null;
+  booking_text: string | null;
+  status: BankEntryStatus;
+  note: string | null;
+}
+
+export interface BankTransactionsTable {
+  company_id: string;
+  entry_id: string;
+  position: number;
+  amount: string;
+  currency: string;
+  remittance_text: string | null;
+  end_to_end_id: string | null;
+  creditor_reference: string | null;
+  payer_name: string | null;
+  payer_iban: string | null;
+  status: BankTransactionStatus;
+  note: string | null;
+  unassigned_cents: number;
+}
+
+export interface PaymentAllocationsTable {
+  company_id: string;
+  id: string;
+  entry_id: string;
+  transaction_position: number;
+  invoice_id: string;
+  amount_cents: number;
+  booking_date: string;
+  created_at: Timestamp;
+}
+
+export interface CustomerCreditsTable {
+  company_id: string;
+  id: string;
+  customer_id: string;
+  amount_cents: number;
+  booking_date: string;
+  entry_id: string;
+  transaction_position: number;
+  allocation_id: string;
+  created_at: Timestamp;
+}
+
+export type PaymentsTables = {
+  bank_statements: BankStatementsTable;
+  bank_entries: BankEntriesTable;
+  bank_transactions: BankTransactionsTable;
+  payment_allocations: PaymentAllocationsTable;
+  customer_credits: CustomerCreditsTable;
+};

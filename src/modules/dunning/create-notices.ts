@@ -1,0 +1,138 @@
+import type { DunningLevel } from '../../db/schema-dunning.ts';
+import { type DailyTaskContext, enqueueJob } from '../../jobs/index.ts';
+import { addDays } from '../../shared/dates.ts';
+import { newId } from '../../shared/ids.ts';
+import type { CompanyRow } from '../invoicing/build-document.ts';
+import type { Buyer, Seller } from '../invoicing/document.ts';
+import { computeClaim, isBusinessCustomer } from './claim.ts';
+import { dueForNoticeQuery, insertNotice, type NoticeCandidate, sentNotices } from './dunning.repository.ts';
+import { buildNoticeDocument } from './notice-document.ts';
+import { policyOf } from './policy.ts';
+
+export const SEND_NOTICE_JOB = 'dunning.send_notice';
+
+/**
+ * Daily task `invoices.dunning` (design §5): for every open invoice whose next notice is
+ * due on the run's date — the payment reminder `reminder_days` after the due date, each
+ * further level `interval_days` after the notice before — the notice is created with its
+ * amounts frozen, and the job that renders and mails it is enqueued, both in the
+ * scheduler's transaction. One level per invoice and run: after a downtime the levels
+ * keep their interval. A partly paid invoice is dunned for the rest.
+ */
+export async function createDueNotices(ctx: DailyTaskContext): Promise<{ created: number; enabled: boolean }> {
+  const { db: trx, companyId, clock, date } = ctx;
+  const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
+  const policy = policyOf(company.dunning);
+  if (!policy.enabled) return { created: 0, enabled: false };
+
+  const candidates = await dueForNoticeQuery(trx, companyId, {
+    firstCutoff: addDays(date, -policy.reminder_days),
+    nextCutoff: addDays(date, -policy.interval_days),
+    maxLevel: policy.levels,
+  }).execute();
+  const history = await sentNotices(
+    trx,
+    companyId,
+    candidates.filter((c) => c.dunning_level !== null).map((c) => c.id),
+  );
+  const seller = sellerOf(company);
+  const now = clock.now();
+  let created = 0;
+  for (const invoice of candidates) {
+    const level = ((invoice.dunning_level ?? -1) + 1) as DunningLevel;
+    const earlier = history.get(invoice.id) ?? [];
+    const business = isBusinessCustomer(buyerAtIssue(invoice));
+    const claim = computeClaim({
+      policy,
+      level,
+      noticeDate: date,
+      dueDate: invoice.due_date!,
+      grossCents: invoice.total_gross_cents,
+      paidCents: invoice.amount_paid_cents,
+      business,
+      reminderDate: earlier.find((notice) => notice.level === 0)?.notice_date ?? null,
+      earlierFeesCents: earlier.reduce((sum, notice) => sum + notice.fee_cents, 0),
+    });
+    if (claim.openCents <= 0) continue;
+    const document = buildNoticeDocument({
+      level,
+      noticeDate: date,
+      seller,
+      buyer: buyerOf(invoice),
+      business,
+      invoice: { number: invoice.number!, issueDate: invoice.issue_date!, dueDate: invoice.due_date!, grossCents: invoice.total_gross_cents },
+      previousNoticeDate: earlier.find((notice) => notice.level === level - 1)?.notice_date ?? null,
+      paidCents: invoice.amount_paid_cents,
+      claim,
+    });
+    const noticeId = await insertNotice(trx, {
+      company_id: companyId,
+      id: newId('dun'),
+      invoice_id: invoice.id,
+      level,
+      notice_date: date,
+      deadline: claim.deadline,
+      open_cents: claim.openCents,
+      paid_cents: invoice.amount_paid_cents,
+      fee_cents: claim.feeCents,
+      fees_cents: claim.feesCents,
+      interest_cents: claim.interest?.cents ?? 0,
+      lump_sum_cents: claim.lumpSumCents,
+      total_cents: claim.totalCents,
+      default_since: claim.defaultSince,
+      document: JSON.stringify(document),
+      created_at: now,
+      updated_at: now,
+    });
+    if (!noticeId) continue; // a notice of this level is pending (or was sent): nothing twice
+    await enqueueJob(trx, { name: SEND_NOTICE_JOB, companyId, payload: { notice_id: noticeId }, runAt: now, dedupeKey: `${SEND_NOTICE_JOB}:${noticeId}` });
+    created += 1;
+  }
+  return { created, enabled: true };
+}
+
+/** Business or consumer is judged as the invoice was issued (its frozen buyer); the customer record only stands in without one. */
+function buyerAtIssue(invoice: NoticeCandidate): { customerType: 'business' | 'private'; vatId: string | null } {
+  const type = invoice.issued_customer_type;
+  if (type === 'business' || type === 'private') return { customerType: type, vatId: invoice.issued_vat_id };
+  return { customerType: invoice.customer_type, vatId: invoice.customer_vat_id };
+}
+
+/** The company as the sender of the notice today (current address and bank account). */
+function sellerOf(company: CompanyRow): Seller {
+  return {
+    name: company.name,
+    legalForm: company.legal_form,
+    street: company.street,
+    houseNumber: company.house_number,
+    zip: company.zip,
+    city: company.city,
+    countryCode: company.country_code,
+    vatId: company.vat_id,
+    taxNumber: company.tax_number,
+    email: company.email,
+    phone: company.phone,
+    contactName: company.contact_name,
+    iban: company.iban,
+    bic: company.bic,
+    bankName: company.bank_name,
+  };
+}
+
+/** The customer as the addressee today (current address and e-mail). */
+function buyerOf(invoice: NoticeCandidate): Buyer {
+  return {
+    name: invoice.customer_name,
+    street: invoice.customer_street,
+    houseNumber: invoice.customer_house_number,
+    zip: invoice.customer_zip,
+    city: invoice.customer_city,
+    countryCode: invoice.customer_country_code ?? 'DE',
+    vatId: invoice.customer_vat_id,
+    email: invoice.customer_email,
+    customerNumber: String(invoice.customer_number),
+    customerType: invoice.customer_type,
+    contactName: invoice.customer_contact_name,
+    leitwegId: invoice.customer_leitweg_id,
+  };
+}

@@ -1,0 +1,11 @@
+// Dunning (Mahnwesen): overdue marking, payment reminders and Mahnungen under the
+// company's policy. Importing this module registers its daily tasks and its job
+// (tasks.ts), so every process that runs the scheduler or a worker imports it.
+import './tasks.ts';
+
+export { BASE_RATES } from './base-rates.ts';
+export { computeClaim, isBusinessCustomer } from './claim.ts';
+export { defaultInterest } from './default-interest.ts';
+export type { NoticeDocument } from './notice-document.ts';
+export { DEFAULT_POLICY, type DunningPolicy, dunningPolicySchema, parseDunningPolicy, policyOf } from './policy.ts';
+export { renderNoticePdf } from './render/notice-pdf.ts';

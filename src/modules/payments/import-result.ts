@@ -1,0 +1,130 @@
+import type { StatementFormat } from '../../db/schema-payments.ts';
+import { normalizeIban } from '../../shared/iban.ts';
+import { centsToAmount, toCents } from './amounts.ts';
+import type { EntryOutcome, ImportPlan } from './plan-import.ts';
+import type { ParsedEntry, ParsedStatement } from './statement.ts';
+
+// The answer of importBankStatement (what `kontor bank import` prints): each entry of the
+// file with what it came to, warnings and totals. Pure.
+
+export type BankImportTotals = {
+  entries: number;
+  duplicates: number;
+  matched: number;
+  partially_matched: number;
+  unmatched: number;
+  ignored: number;
+  invoices_paid: number;
+  invoices_partially_paid: number;
+  /** EUR decimal strings: credits considered, applied to invoices, kept as customer credit, left to assign. */
+  received: string;
+  applied: string;
+  credited: string;
+  unassigned: string;
+};
+
+export type BankImportResult = {
+  statement_id: string;
+  /** The same file was imported before: nothing was written now; the ids are the first import's. */
+  already_imported: boolean;
+  imported_at: string;
+  file_name: string | null;
+  format: StatementFormat;
+  statements: { id: string; account: string; account_iban: string | null }[];
+  warnings: string[];
+  entries: EntryOutcome[];
+  totals: BankImportTotals;
+};
+
+export function alreadyImported(
+  parsed: ParsedStatement,
+  earlier: { id: string; imported_at: Date; file_name: string | null },
+  fileName: string | null,
+): BankImportResult {
+  return {
+    statement_id: earlier.id,
+    already_imported: true,
+    imported_at: earlier.imported_at.toISOString(),
+    file_name: fileName ?? earlier.file_name,
+    format: parsed.format,
+    statements: statementsOf(parsed),
+    warnings: [],
+    entries: [],
+    totals: totalsOf([], null),
+  };
+}
+
+export function mergeOutcomes(entries: readonly ParsedEntry[], planned: readonly EntryOutcome[], duplicates: Map<ParsedEntry, string>): EntryOutcome[] {
+  const byPosition = new Map(planned.map((outcome) => [outcome.position, outcome]));
+  return entries.map((entry) => {
+    const duplicate = duplicates.get(entry);
+    if (duplicate === undefined) return byPosition.get(entry.position)!;
+    return {
+      position: entry.position,
+      booking_date: entry.bookingDate,
+      direction: entry.direction,
+      amount: entry.amount,
+      currency: entry.currency,
+      status: 'duplicate',
+      note: duplicate,
+      transactions: [],
+    };
+  });
+}
+
+export const count = (outcomes: readonly EntryOutcome[], status: EntryOutcome['status']) => outcomes.filter((o) => o.status === status).length;
+
+export function totalsOf(outcomes: readonly EntryOutcome[], plan: ImportPlan | null): BankImportTotals {
+  let received = 0;
+  let unassigned = 0;
+  for (const outcome of outcomes) {
+    for (const tx of outcome.transactions) {
+      if (tx.status === 'ignored') continue;
+      const cents = toCents(tx.amount) ?? 0;
+      received += cents;
+      if (tx.status === 'unmatched') unassigned += cents;
+    }
+  }
+  const applied = plan?.allocationRows.reduce((sum, row) => sum + Number(row.amount_cents), 0) ?? 0;
+  const credited = plan?.creditRows.reduce((sum, row) => sum + Number(row.amount_cents), 0) ?? 0;
+  const touched = plan ? [...plan.touched.values()] : [];
+  return {
+    entries: outcomes.length,
+    duplicates: count(outcomes, 'duplicate'),
+    matched: count(outcomes, 'matched'),
+    partially_matched: count(outcomes, 'partially_matched'),
+    unmatched: count(outcomes, 'unmatched'),
+    ignored: count(outcomes, 'ignored'),
+    invoices_paid: touched.filter((t) => t.invoice.paidCents >= t.invoice.grossCents).length,
+    invoices_partially_paid: touched.filter((t) => t.invoice.paidCents < t.invoice.grossCents).length,
+    received: centsToAmount(received),
+    applied: centsToAmount(applied),
+    credited: centsToAmount(credited),
+    unassigned: centsToAmount(unassigned),
+  };
+}
+
+export function statementsOf(parsed: ParsedStatement) {
+  return parsed.statements.map((s) => ({ id: s.id, account: s.account, account_iban: s.iban }));
+}
+
+export function singleIban(parsed: ParsedStatement): string | null {
+  const ibans = new Set(parsed.statements.map((s) => s.iban));
+  return ibans.size === 1 ? [...ibans][0]! : null;
+}
+
+/**
+ * A statement of another account than the company's is imported all the same (a company
+ * may keep several accounts; Kontor stores one IBAN), with a warning to check it.
+ */
+export function accountWarnings(parsed: ParsedStatement, companyIban: string | null): string[] {
+  if (!companyIban) return [];
+  const own = normalizeIban(companyIban);
+  return parsed.statements
+    .filter((s) => s.iban !== own)
+    .map((s) =>
+      s.iban
+        ? `statement ${s.id} is for account ${s.iban}, not the company's account ${own}; its entries were imported all the same`
+        : `statement ${s.id} names account ${s.account}, which could not be compared with the company's account ${own}`,
+    );
+}

@@ -1,0 +1,83 @@
+import type { InvoiceStatus } from '../../db/schema-invoicing.ts';
+import { centsToAmount } from './amounts.ts';
+import type { NumberHit } from './invoice-number-finder.ts';
+
+// Matching credits to invoices, in memory (pure): the invoices a transfer names (found by
+// invoice-number-finder.ts) are looked up in a Map by normalised number, so 10,000
+// transfers against 10,000 open invoices cost 10,000 look-ups, not 10^8 comparisons.
+//
+// Amount rules: one open invoice named → it gets the money up to its open amount (full or
+// partial); several → split in the order named, each up to its open amount, so a shortfall
+// leaves the last one reached partially paid; money beyond the open amounts becomes a
+// credit of the customer of the last invoice paid. A transfer that names no open invoice
+// (none at all, unknown numbers, or only paid/cancelled ones) stays unmatched, with the
+// reason, for a person to assign. Transfers are applied in file order, and an invoice paid
+// by an earlier transfer of the same file is no longer open for a later one.
+
+/** An open invoice as the matcher sees and updates it. */
+export type OpenInvoice = {
+  id: string;
+  number: string;
+  customerId: string;
+  customerNumber: number;
+  customerName: string;
+  grossCents: number;
+  /** Paid so far; grows as transfers are applied. */
+  paidCents: number;
+  /** amount_paid and status as read from the database (the update checks they still hold). */
+  loadedPaidCents: number;
+  status: InvoiceStatus;
+};
+
+/** An invoice that is not open (found only for the reason of an unmatched transfer). */
+export type ClosedInvoice = { number: string; status: InvoiceStatus; type: 'invoice' | 'storno' };
+
+export type TransferToMatch = { amountCents: number; hits: NumberHit[] };
+
+export type Allocation = {
+  invoice: OpenInvoice;
+  amountCents: number;
+  /** The invoice's state after this allocation. */
+  effect: 'paid' | 'partially_paid';
+  openAfterCents: number;
+};
+
+export type TransferMatch = { matched: true; allocations: Allocation[]; creditCents: number; notes: string[] } | { matched: false; reason: string };
+
+function whyClosed(invoice: ClosedInvoice): string {
+  if (invoice.type === 'storno') return `${invoice.number} is a Stornorechnung (cancellation invoice)`;
+  if (invoice.status === 'cancelled') return `invoice ${invoice.number} is cancelled`;
+  if (invoice.status === 'paid') return `invoice ${invoice.number} is already paid`;
+  return `invoice ${invoice.number} is ${invoice.status}`;
+}
+
+/** Applies one transfer to the open invoices it names; mutates their paidCents. */
+export function matchTransfer(transfer: TransferToMatch, open: ReadonlyMap<string, OpenInvoice>, closed: ReadonlyMap<string, ClosedInvoice>): TransferMatch {
+  if (transfer.hits.length === 0) return { matched: false, reason: 'no invoice number found in the remittance text' };
+  const named: OpenInvoice[] = [];
+  const problems: string[] = [];
+  for (const hit of transfer.hits) {
+    const invoice = open.get(hit.key);
+    if (invoice && invoice.paidCents < invoice.grossCents) named.push(invoice);
+    else if (invoice) problems.push(`invoice ${invoice.number} is already paid`);
+    else {
+      const other = closed.get(hit.key);
+      problems.push(other ? whyClosed(other) : `unknown invoice number ${hit.written}`);
+    }
+  }
+  if (named.length === 0) return { matched: false, reason: problems.join('; ') };
+
+  let remaining = transfer.amountCents;
+  const allocations: Allocation[] = [];
+  for (const invoice of named) {
+    if (remaining === 0) break;
+    const amountCents = Math.min(remaining, invoice.grossCents - invoice.paidCents);
+    invoice.paidCents += amountCents;
+    remaining -= amountCents;
+    const openAfterCents = invoice.grossCents - invoice.paidCents;
+    allocations.push({ invoice, amountCents, effect: openAfterCents === 0 ? 'paid' : 'partially_paid', openAfterCents });
+  }
+  const notes = [...problems];
+  if (remaining > 0) notes.push(`${centsToAmount(remaining)} EUR more than open: kept as credit of ${allocations.at(-1)!.invoice.customerName}`);
+  return { matched: true, allocations, creditCents: remaining, notes };
+}

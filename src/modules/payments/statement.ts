@@ -1,0 +1,71 @@
+import type { StatementFormat } from '../../db/schema-payments.ts';
+
+// What the parsers hand to the import: a bank statement file as plain data, amounts as
+// exact decimal strings, dates as YYYY-MM-DD.
+
+export type { StatementFormat };
+
+export type ParsedTransaction = {
+  /** Positive decimal string ("119.00"); the direction is the entry's. */
+  amount: string;
+  currency: string;
+  /** camt: all RmtInf/Ustrd lines joined by a space; MT940: the SVWZ+ text (or the whole :86: text). */
+  remittanceText: string | null;
+  /** The payer's end-to-end reference; null when absent or NOTPROVIDED. */
+  endToEndId: string | null;
+  /** Structured creditor reference (ISO 11649 RF…, RmtInf/Strd/CdtrRefInf/Ref). */
+  creditorReference: string | null;
+  /** For a credit the payer (Dbtr), for a debit the payee (Cdtr). */
+  counterpartyName: string | null;
+  counterpartyIban: string | null;
+};
+
+export type ParsedEntry = {
+  /** Unique per bank account and booking: see entry-key.ts. */
+  key: string;
+  /** 1-based position in the file. */
+  position: number;
+  /** Index into ParsedStatement.statements. */
+  statementIndex: number;
+  /** The statement's account: the IBAN when known, else the bank's account id. */
+  account: string;
+  bookingDate: string;
+  valueDate: string | null;
+  direction: 'credit' | 'debit';
+  /** camt RvslInd, MT940 RC/RD: the reversal of an earlier booking. */
+  reversal: boolean;
+  /** BOOK, PDNG or INFO (MT940 entries are always BOOK). */
+  status: string;
+  /** Positive decimal string. */
+  amount: string;
+  currency: string;
+  /** camt AcctSvcrRef, MT940 bank reference after //. */
+  bankReference: string | null;
+  /** camt AddtlNtryInf, MT940 ?00 booking text. */
+  bookingText: string | null;
+  transactions: ParsedTransaction[];
+};
+
+export type StatementInfo = {
+  /** camt Stmt/Id; MT940 :20: and :28C:. */
+  id: string;
+  /** IBAN of the account (MT940: derived from BLZ/account number for German accounts), else null. */
+  iban: string | null;
+  /** The account as the file names it. */
+  account: string;
+  currency: string | null;
+};
+
+export type ParsedStatement = {
+  format: StatementFormat;
+  statements: StatementInfo[];
+  entries: ParsedEntry[];
+};
+
+/** The file is not a statement Kontor can read; the message says what is wrong. Nothing is imported. */
+export class StatementError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StatementError';
+  }
+}

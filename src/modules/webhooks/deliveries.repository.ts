@@ -1,0 +1,249 @@
+import { sql } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+import { leaseUntil } from '../../jobs/claim.ts';
+
+// The statements of delivery, each a single statement (atomic without an explicit
+// transaction, so nothing holds PGlite's one connection between them):
+// - dispatchEvents: fan-out of undispatched events to the subscribed endpoints;
+// - claimDeliveries: due deliveries handed to one worker under a lease, per-endpoint capped;
+// - releaseExpiredDeliveries: deliveries whose worker died mid-attempt back to the queue;
+// - recordAttempts: results of many attempts at once, fenced by (locked_by, attempts).
+// Transport times (`now`) are passed in (real time, injectable in tests); leases use the
+// database server's clock_timestamp(), the one clock all worker processes share.
+
+const companyFilter = (column: string, companyId: string | undefined) => (companyId === undefined ? sql`` : sql`and ${sql.ref(column)} = ${companyId}`);
+
+/**
+ * Fans up to `limit` undispatched events (oldest seq first) out to the endpoints of their
+ * company subscribed to their kind, and marks them dispatched, in one statement. Events
+ * locked by another dispatcher are skipped, so two workers never fan one event out twice.
+ */
+export async function dispatchEvents(db: Database, options: { now: Date; limit: number; companyId?: string }): Promise<{ events: number; deliveries: number }> {
+  const result = await sql<{ events: number; deliveries: number }>`
+    with batch as (
+      select company_id, id, seq, type from events
+      where dispatched_at is null ${companyFilter('company_id', options.companyId)}
+      order by seq
+      limit ${options.limit}
+      for update skip locked
+    ), fanned as (
+      insert into webhook_deliveries (company_id, endpoint_id, event_id, event_seq, next_attempt_at)
+      select b.company_id, w.id, b.id, b.seq, ${options.now}::timestamptz
+      from batch b
+      join webhook_endpoints w on w.company_id = b.company_id and w.status <> 'removed'
+        and (cardinality(w.event_types) = 0 or b.type = any (w.event_types))
+      on conflict do nothing
+      returning 1
+    ), marked as (
+      update events e set dispatched_at = ${options.now}::timestamptz
+      from batch b where e.company_id = b.company_id and e.id = b.id
+      returning 1
+    )
+    select (select count(*) from marked)::int as events, (select count(*) from fanned)::int as deliveries
+  `.execute(db);
+  return result.rows[0] ?? { events: 0, deliveries: 0 };
+}
+
+export type ClaimedDelivery = {
+  company_id: string;
+  id: number;
+  endpoint_id: string;
+  event_id: string;
+  event_seq: number;
+  /** This attempt's number (1 for the first). */
+  attempts: number;
+  first_attempt_at: Date;
+  event_type: string;
+  event_created_at: Date;
+  data_json: string;
+  url: string;
+  secret_sealed: string;
+};
+
+export type ClaimDeliveriesOptions = {
+  workerId: string;
+  now: Date;
+  limit: number;
+  leaseMs: number;
+  /** At most this many deliveries of one endpoint in flight in this worker. */
+  perEndpoint: number;
+  /** Deliveries this worker has in flight, per endpoint id. */
+  busy: ReadonlyMap<string, number>;
+  companyId?: string;
+};
+
+/**
+ * Claims up to `limit` due deliveries, oldest first, but per endpoint only as many as it
+ * has free slots in this worker: an endpoint that hangs fills its own slots and no more,
+ * so other endpoints' deliveries are claimed beside it. The walk goes endpoint by
+ * endpoint (an index probe each), so a large backlog of one endpoint is never scanned.
+ */
+export async function claimDeliveries(db: Database, options: ClaimDeliveriesOptions): Promise<ClaimedDelivery[]> {
+  if (options.limit <= 0) return [];
+  const busyIds = [...options.busy.keys()];
+  const busyCounts = busyIds.map((id) => options.busy.get(id) ?? 0);
+  const result = await sql<ClaimedDelivery>`
+    with quota as (
+      select w.company_id, w.id, ${options.perEndpoint}::int - coalesce(b.busy, 0) as free
+      from webhook_endpoints w
+      left join unnest(${busyIds}::text[], ${busyCounts}::int[]) as b (endpoint_id, busy) on b.endpoint_id = w.id
+      where w.status <> 'removed' ${companyFilter('w.company_id', options.companyId)}
+    ), picked as (
+      select x.company_id, x.id from quota q
+      cross join lateral (
+        select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+        where d.company_id = q.company_id and d.endpoint_id = q.id and d.status = 'pending' and d.next_attempt_at <= ${options.now}::timestamptz
+        order by d.next_attempt_at, d.event_seq
+        limit q.free
+        for update of d skip locked
+      ) x
+      where q.free > 0
+      order by x.next_attempt_at, x.event_seq
+      limit ${options.limit}
+    )
+    update webhook_deliveries d set
+      status = 'delivering',
+      locked_by = ${options.workerId},
+      locked_until = ${leaseUntil(options.leaseMs)},
+      attempts = d.attempts + 1,
+      first_attempt_at = coalesce(d.first_attempt_at, ${options.now}::timestamptz),
+      claimed_at = ${options.now}::timestamptz
+    from picked p, events e, webhook_endpoints w
+    where d.company_id = p.company_id and d.id = p.id
+      and e.company_id = d.company_id and e.id = d.event_id
+      and w.company_id = d.company_id and w.id = d.endpoint_id
+    returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
+      e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed
+  `.execute(db);
+  return result.rows.sort((a, b) => a.event_seq - b.event_seq);
+}
+
+export const NO_RESULT = 'no result: the worker stopped or lost its lease during the attempt';
+
+/**
+ * Deliveries whose lease ran out while `delivering` (the worker died or hung) become due
+ * again at once; their attempt is recorded without a result. Returns how many.
+ */
+export async function releaseExpiredDeliveries(db: Database, options: { now: Date; limit?: number; companyId?: string }): Promise<number> {
+  const result = await sql<{ n: number }>`
+    with expired as (
+      select company_id, id, locked_by from webhook_deliveries
+      where status = 'delivering' and locked_until < clock_timestamp() ${companyFilter('company_id', options.companyId)}
+      order by locked_until
+      limit ${options.limit ?? 500}
+      for update skip locked
+    ), released as (
+      update webhook_deliveries d set status = 'pending', locked_by = null, locked_until = null,
+        next_attempt_at = ${options.now}::timestamptz, last_error = ${NO_RESULT}
+      from expired x where d.company_id = x.company_id and d.id = x.id
+      returning d.company_id, d.id, d.attempts, d.endpoint_id, d.event_id, d.claimed_at, x.locked_by
+    ), recorded as (
+      insert into webhook_attempts (company_id, delivery_id, attempt, endpoint_id, event_id, started_at, error, worker_id)
+      select company_id, id, attempts, endpoint_id, event_id, coalesce(claimed_at, ${options.now}::timestamptz), ${NO_RESULT}, locked_by
+      from released where attempts > 0
+      on conflict do nothing
+    )
+    select count(*)::int as n from released
+  `.execute(db);
+  return result.rows[0]?.n ?? 0;
+}
+
+export type AttemptOutcome = {
+  company_id: string;
+  id: number;
+  attempt: number;
+  endpoint_id: string;
+  event_id: string;
+  /** What the delivery becomes: delivered, pending (retry at nextAttemptAt) or failed. */
+  status: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+};
+
+/**
+ * Writes many attempts' results in one statement: each attempt row (also of a worker
+ * that lost its lease: the request did go out), and the delivery's new state only where
+ * this worker still holds it with this attempt (fenced). A retry of an endpoint removed
+ * meanwhile is cancelled. An endpoint whose delivery failed for good becomes `failing`;
+ * one that accepted a delivery becomes `active` again. Returns the deliveries updated.
+ */
+export async function recordAttempts(
+  db: Database,
+  workerId: string,
+  now: Date,
+  outcomes: readonly AttemptOutcome[],
+): Promise<{ company_id: string; id: number; status: string }[]> {
+  if (outcomes.length === 0) return [];
+  const column = <T>(pick: (o: AttemptOutcome) => T) => outcomes.map(pick);
+  const result = await sql<{ company_id: string; id: number; status: string }>`
+    with r as (
+      select * from unnest(
+        ${column((o) => o.id)}::bigint[], ${column((o) => o.company_id)}::text[], ${column((o) => o.attempt)}::int[],
+        ${column((o) => o.endpoint_id)}::text[], ${column((o) => o.event_id)}::text[], ${column((o) => o.status)}::text[],
+        ${column((o) => o.startedAt.toISOString())}::timestamptz[], ${column((o) => o.durationMs)}::int[],
+        ${column((o) => o.responseStatus)}::int[], ${column((o) => o.error)}::text[],
+        ${column((o) => o.nextAttemptAt?.toISOString() ?? null)}::timestamptz[]
+      ) as r (id, company_id, attempt, endpoint_id, event_id, outcome, started_at, duration_ms, response_status, error, next_attempt_at)
+    ), updated as (
+      update webhook_deliveries d set
+        status = case when r.outcome = 'pending' and w.status = 'removed' then 'cancelled' else r.outcome end,
+        next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
+        last_attempt_at = r.started_at,
+        last_response_status = r.response_status,
+        last_error = r.error,
+        delivered_at = case when r.outcome = 'delivered' then ${now}::timestamptz end,
+        locked_by = null,
+        locked_until = null
+      from r, webhook_endpoints w
+      where d.company_id = r.company_id and d.id = r.id
+        and d.status = 'delivering' and d.locked_by = ${workerId} and d.attempts = r.attempt
+        and w.company_id = d.company_id and w.id = d.endpoint_id
+      returning d.company_id, d.id, d.endpoint_id, d.status
+    ), recorded as (
+      insert into webhook_attempts (company_id, delivery_id, attempt, endpoint_id, event_id, started_at, duration_ms, response_status, error, worker_id)
+      select company_id, id, attempt, endpoint_id, event_id, started_at, duration_ms, response_status, error, ${workerId} from r
+      on conflict do nothing
+    ), health as (
+      update webhook_endpoints w set
+        status = case when h.ok then 'active' else 'failing' end,
+        failing_since = case when h.ok then null else ${now}::timestamptz end
+      from (
+        select company_id, endpoint_id, bool_or(status = 'delivered') as ok, bool_or(status = 'failed') as failed
+        from updated group by company_id, endpoint_id
+      ) h
+      where w.company_id = h.company_id and w.id = h.endpoint_id
+        and ((h.ok and w.status = 'failing') or (not h.ok and h.failed and w.status = 'active'))
+    )
+    select company_id, id, status from updated
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * Hands claimed deliveries that were never sent back to the queue (a stopping worker's
+ * local queue): pending again, their attempt not counted. Fenced like recordAttempts.
+ */
+export async function returnClaims(
+  db: Database,
+  workerId: string,
+  claims: readonly Pick<ClaimedDelivery, 'company_id' | 'id' | 'attempts'>[],
+): Promise<number> {
+  if (claims.length === 0) return 0;
+  const result = await sql<{ n: number }>`
+    with r as (
+      select * from unnest(${claims.map((c) => c.id)}::bigint[], ${claims.map((c) => c.company_id)}::text[], ${claims.map((c) => c.attempts)}::int[])
+        as r (id, company_id, attempt)
+    ), returned as (
+      update webhook_deliveries d set status = 'pending', locked_by = null, locked_until = null, attempts = d.attempts - 1,
+        first_attempt_at = case when d.attempts = 1 then null else d.first_attempt_at end
+      from r
+      where d.company_id = r.company_id and d.id = r.id and d.status = 'delivering' and d.locked_by = ${workerId} and d.attempts = r.attempt
+      returning 1
+    )
+    select count(*)::int as n from returned
+  `.execute(db);
+  return result.rows[0]?.n ?? 0;
+}

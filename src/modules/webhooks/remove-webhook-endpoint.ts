@@ -1,0 +1,32 @@
+import type { Database } from '../../db/connection.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AdminError } from '../access/admin-error.ts';
+
+/**
+ * `kontor admin webhook remove`: the endpoint gets no further events, and its deliveries
+ * still waiting are cancelled. An attempt already on the wire finishes and is recorded.
+ * The endpoint row and its attempts stay for the record.
+ */
+export async function removeWebhookEndpoint(db: Database, clock: Clock, id: string): Promise<{ id: string; removed_at: string; cancelled_deliveries: number }> {
+  const now = clock.now();
+  return inTransaction(db, async (trx) => {
+    const endpoint = await trx.selectFrom('webhook_endpoints').select(['company_id', 'id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!endpoint) throw new AdminError(`no webhook endpoint ${id}`);
+    if (endpoint.status === 'removed') throw new AdminError(`webhook endpoint ${id} is already removed`);
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ status: 'removed', removed_at: now, failing_since: null })
+      .where('company_id', '=', endpoint.company_id)
+      .where('id', '=', id)
+      .execute();
+    const cancelled = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'cancelled', last_error: 'endpoint removed' })
+      .where('company_id', '=', endpoint.company_id)
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return { id, removed_at: now.toISOString(), cancelled_deliveries: Number(cancelled.numUpdatedRows) };
+  });
+}

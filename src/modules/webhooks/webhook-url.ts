@@ -1,0 +1,23 @@
+import { AdminError } from '../access/admin-error.ts';
+
+// What a webhook URL must be: absolute http(s) with a host, no credentials (they would
+// be stored and shown in plain text; the signature authenticates us to the receiver),
+// no fragment, at most 2048 characters. Private and loopback hosts are allowed: the
+// admin sets the URL, and receivers on the same network are a normal setup.
+
+export function checkWebhookUrl(input: string): string {
+  const text = input.trim();
+  if (text.length > 2048) throw new AdminError('the webhook URL is longer than 2048 characters');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AdminError(`the webhook URL is not a URL: ${JSON.stringify(text.slice(0, 100))}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new AdminError(`the webhook URL must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+  if (!url.hostname) throw new AdminError('the webhook URL has no host');
+  if (url.username || url.password) throw new AdminError('the webhook URL must not contain a user name or password');
+  if (url.hash) throw new AdminError('the webhook URL must not contain a fragment (#…)');
+  return url.toString();
+}
