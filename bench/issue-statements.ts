@@ -9,7 +9,8 @@ import { BUSINESS_CUSTOMER, invoiceBody, putCustomer, tenLines } from '../test/i
 const stats = new Map<string, { n: number; ms: number }>();
 let on = false;
 const orig = PGlite.prototype.query;
-PGlite.prototype.query = async function (sql: string, params?: unknown[], opts?: unknown) {
+// biome-ignore lint/suspicious/noExplicitAny: wraps PGlite's generic query for timing
+PGlite.prototype.query = async function (sql: string, params?: unknown[], opts?: unknown): Promise<any> {
   const t0 = performance.now();
   try {
     return await orig.call(this, sql, params, opts as never);
@@ -60,7 +61,7 @@ for (let n = 0; n < N; n++) {
   times.push(performance.now() - t0);
 }
 times.sort((a, b) => a - b);
-console.log('median request ms', times[Math.floor(N / 2)].toFixed(2));
+console.log('median request ms', (times[Math.floor(N / 2)] ?? Number.NaN).toFixed(2));
 let total = 0;
 for (const [k, s] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
   total += s.ms;

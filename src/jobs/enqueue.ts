@@ -1,3 +1,4 @@
+import { bulkInsert, type ColumnTypes } from '../db/bulk-insert.ts';
 import type { Trx } from '../db/transaction.ts';
 import { newId } from '../shared/ids.ts';
 import { type JobRegistry, jobRegistry } from './registry.ts';
@@ -61,9 +62,15 @@ export type RecordEventInput = {
   createdAt?: Date;
 };
 
+const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+function checkType(type: string) {
+  if (!EVENT_TYPE.test(type)) throw new Error(`event type ${JSON.stringify(type)} is not resource.action`);
+}
+
 /** Writes an outgoing event (the outbox row) in the caller's transaction; returns its `evt_…` id. */
 export async function recordEvent(trx: Trx, input: RecordEventInput): Promise<string> {
-  if (!/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/.test(input.type)) throw new Error(`event type ${JSON.stringify(input.type)} is not resource.action`);
+  checkType(input.type);
   const id = newId('evt');
   await trx
     .insertInto('events')
@@ -77,4 +84,28 @@ export async function recordEvent(trx: Trx, input: RecordEventInput): Promise<st
     })
     .execute();
   return id;
+}
+
+const EVENT_COLUMNS: ColumnTypes<'events'> = { company_id: 'text', id: 'text', type: 'text', subject_id: 'text', data: 'jsonb', created_at: 'timestamptz' };
+
+/**
+ * recordEvent for many events of one company at once (bank imports, daily runs): the
+ * same rows, written in multi-row statements, in the order given (their `seq` order).
+ */
+export async function recordEvents(
+  trx: Trx,
+  companyId: string,
+  events: readonly { type: string; subjectId: string | null; data: unknown }[],
+  createdAt: Date,
+): Promise<void> {
+  for (const event of events) checkType(event.type);
+  const rows = events.map((event) => ({
+    company_id: companyId,
+    id: newId('evt'),
+    type: event.type,
+    subject_id: event.subjectId,
+    data: JSON.stringify(event.data ?? null),
+    created_at: createdAt,
+  }));
+  await bulkInsert(trx, 'events', EVENT_COLUMNS, rows);
 }

@@ -3,7 +3,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { DunningLevel, DunningNoticesTable } from '../../db/schema-dunning.ts';
 import type { Trx } from '../../db/transaction.ts';
-import { newId } from '../../shared/ids.ts';
+import { chunks } from '../../shared/arrays.ts';
 
 // Plain Kysely functions for overdue marking and dunning. The selections repeat the
 // predicates of the partial indexes of migrations/0006_dunning.sql as literal SQL, so the
@@ -31,46 +31,15 @@ export function overdueCandidates(trx: Trx, companyId: string, date: string) {
   return overdueCandidatesQuery(trx, companyId, date).forUpdate().execute();
 }
 
-const chunks = <T>(list: readonly T[], size = 1000): T[][] =>
-  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
-
 /** Sets `overdue` with each invoice's change-feed position, in UPDATE … FROM (VALUES …) statements. */
 export async function setOverdue(trx: Trx, companyId: string, changes: readonly { id: string; changeSeq: number }[], changedAt: Date): Promise<void> {
-  for (const part of chunks(changes)) {
+  for (const part of chunks(changes, 1000)) {
     const values = sql.join(part.map((change) => sql`(${change.id}::text, ${change.changeSeq}::bigint)`));
     await sql`
       update invoices as i
       set overdue = true, change_seq = v.change_seq, changed_at = ${changedAt.toISOString()}::timestamptz
       from (values ${values}) as v(id, change_seq)
       where i.company_id = ${companyId} and i.id = v.id`.execute(trx);
-  }
-}
-
-/**
- * Writes outgoing events in multi-row inserts: the rows recordEvent (jobs/enqueue.ts)
- * writes one by one, in the order given (which is their `seq` order).
- */
-export async function recordEvents(
-  trx: Trx,
-  companyId: string,
-  type: string,
-  events: readonly { subjectId: string; data: unknown }[],
-  createdAt: Date,
-): Promise<void> {
-  for (const part of chunks(events, 500)) {
-    await trx
-      .insertInto('events')
-      .values(
-        part.map((event) => ({
-          company_id: companyId,
-          id: newId('evt'),
-          type,
-          subject_id: event.subjectId,
-          data: JSON.stringify(event.data),
-          created_at: createdAt,
-        })),
-      )
-      .execute();
   }
 }
 

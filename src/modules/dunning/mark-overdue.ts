@@ -1,8 +1,8 @@
-import type { DailyTaskContext } from '../../jobs/index.ts';
+import { type DailyTaskContext, recordEvents } from '../../jobs/index.ts';
 import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
-import { invoiceViewQuery } from '../invoicing/invoices.repository.ts';
-import { overdueCandidates, recordEvents, setOverdue } from './dunning.repository.ts';
+import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
+import { overdueCandidates, setOverdue } from './dunning.repository.ts';
 
 /**
  * Daily task `invoices.overdue` (interface §3, design §5): every open invoice whose due
@@ -25,18 +25,11 @@ export async function markOverdue(ctx: DailyTaskContext): Promise<{ marked: numb
     ids.map((id, i) => ({ id, changeSeq: first + i })),
     now,
   );
-  const views = new Map<string, ReturnType<typeof invoiceView>>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    for (const row of await invoiceViewQuery(trx, companyId)
-      .where('i.id', 'in', ids.slice(i, i + 1000))
-      .execute())
-      views.set(row.id, invoiceView(row));
-  }
+  const views = new Map((await findInvoiceViewRows(trx, companyId, ids)).map((row) => [row.id, invoiceView(row)]));
   await recordEvents(
     trx,
     companyId,
-    'invoice.overdue',
-    ids.map((id) => ({ subjectId: id, data: views.get(id) })),
+    ids.map((id) => ({ type: 'invoice.overdue', subjectId: id, data: views.get(id) })),
     now,
   );
   return { marked: ids.length };

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { Trx } from '../../db/transaction.ts';
+import { chunks } from '../../shared/arrays.ts';
 
 // Invoices with what their view needs: the customer's reference and the references of
 // the storno pair.
@@ -51,4 +53,11 @@ export function findInvoiceViewRow(db: Database | Trx, companyId: string, id: st
 
 export function findInvoiceViewRowByRef(db: Database | Trx, companyId: string, source: string, externalRef: string) {
   return invoiceViewQuery(db, companyId).where('i.external_source', '=', source).where('i.external_ref', '=', externalRef).executeTakeFirst();
+}
+
+/** The view rows of these invoices (any order; ids not found are left out). */
+export async function findInvoiceViewRows(db: Database | Trx, companyId: string, ids: readonly string[]) {
+  const rows = [];
+  for (const part of chunks(ids, 5000)) rows.push(...(await invoiceViewQuery(db, companyId).where(sql<boolean>`i.id = any(${part}::text[])`).execute()));
+  return rows;
 }

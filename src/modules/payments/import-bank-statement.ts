@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
+import { recordEvents } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { RetryTransaction } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { bookPayments, lockedUntil } from '../bookkeeping/index.ts';
 import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
+import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
 import { toCents } from './amounts.ts';
 import { startOfDay } from './booking-instant.ts';
 import { accountWarnings, alreadyImported, type BankImportResult, count, mergeOutcomes, singleIban, statementsOf, totalsOf } from './import-result.ts';
@@ -18,7 +20,6 @@ import {
   applyInvoicePayments,
   findImportedEntryKeys,
   findInvoicesByNormalizedNumber,
-  findInvoiceViewRows,
   findStatementByHash,
   type InvoicePaymentUpdate,
   insertAllocations,
@@ -27,7 +28,6 @@ import {
   insertStatement,
   insertTransactions,
   loadOpenInvoices,
-  recordEvents,
 } from './payments.repository.ts';
 import { BankImportError } from './payments-error.ts';
 import { type ImportPlan, ignoreReason, planImport } from './plan-import.ts';

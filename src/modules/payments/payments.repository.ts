@@ -4,17 +4,10 @@ import type { Database } from '../../db/connection.ts';
 import type { DB } from '../../db/schema.ts';
 import type { InvoiceStatus } from '../../db/schema-invoicing.ts';
 import type { Trx } from '../../db/transaction.ts';
-import { newId } from '../../shared/ids.ts';
-import { invoiceViewQuery } from '../invoicing/invoices.repository.ts';
+import { chunks } from '../../shared/arrays.ts';
 
 // Plain Kysely functions for the bank import. Writes go in multi-row statements
 // (db/bulk-insert.ts): an import of 10,000 entries is a dozen statements, not tens of thousands.
-
-function chunks<T>(rows: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}
 
 export function findStatementByHash(db: Database | Trx, companyId: string, sha256: string) {
   return db
@@ -197,28 +190,3 @@ export async function applyInvoicePayments(trx: Trx, companyId: string, updates:
 }
 
 /** The invoices as the API shows them (view rows), for the events. */
-export async function findInvoiceViewRows(trx: Trx, companyId: string, ids: readonly string[]) {
-  const rows = [];
-  for (const part of chunks(ids, 5000)) rows.push(...(await invoiceViewQuery(trx, companyId).where(sql<boolean>`i.id = any(${part}::text[])`).execute()));
-  return rows;
-}
-
-const EVENT_COLUMNS: ColumnTypes<'events'> = { company_id: 'text', id: 'text', type: 'text', subject_id: 'text', data: 'jsonb', created_at: 'timestamptz' };
-
-export type OutgoingEvent = { type: string; subjectId: string; data: unknown };
-
-/**
- * Writes outgoing events in multi-row inserts: the same rows recordEvent (jobs/enqueue.ts)
- * writes one by one — keep the two alike.
- */
-export async function recordEvents(trx: Trx, companyId: string, events: readonly OutgoingEvent[], createdAt: Date): Promise<void> {
-  const rows = events.map((event) => ({
-    company_id: companyId,
-    id: newId('evt'),
-    type: event.type,
-    subject_id: event.subjectId,
-    data: JSON.stringify(event.data ?? null),
-    created_at: createdAt,
-  }));
-  await bulkInsert(trx, 'events', EVENT_COLUMNS, rows);
-}
