@@ -49,7 +49,7 @@ function packageVersion(name: string): string {
   }
 }
 
-function machine(run: Run): string {
+export function machine(run: Run): string {
   const cpu = os.cpus()[0]?.model.trim() ?? '?';
   const gib = (os.totalmem() / 1024 ** 3).toFixed(1);
   const parts = [

@@ -2,8 +2,10 @@
 // through the driver, on PGlite and on PostgreSQL; see bench/README.md.
 // Flags: --only pglite|postgres, --duration S (per measurement, default 8), --warmup S
 // (default 1), --no-write (print only, leave RESULTS.md as it is), --only-invoices /
-// --skip-invoices (the createInvoice phase alone / left out), --cpu-prof DIR (CPU profiles
-// of the measured `kontor serve` processes into DIR).
+// --skip-invoices (the createInvoice phase alone / left out), --only-background /
+// --skip-background (bank import, webhooks and dunning run alone / left out; see
+// background-work.ts), --cpu-prof DIR (CPU profiles of the measured `kontor serve`
+// processes into DIR).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +13,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { AuthInput, AuthOutput } from './auth-overhead.ts';
+import { type BackgroundResult, backgroundTargets, measureBackgroundWork, renderBackground } from './background-work.ts';
 import type { CeilingInput, Target } from './ceiling.ts';
 import type { InvoiceLoadInput, InvoiceLoadOutput } from './invoices-load.ts';
 import type { LoadInput, PrefillInput } from './load.ts';
 import { type BootstrapResult, bootstrap, killChildren, ROOT, residentMiB, runNode, startServer } from './processes.ts';
 import type { RenderInput, RenderOutput } from './render-alone.ts';
-import { type DatabaseResult, type InvoiceResult, type Run, render, targets, writeResults } from './report.ts';
+import { type DatabaseResult, type InvoiceResult, machine, type Run, render, targets, writeResults } from './report.ts';
 import { lastJsonLine, type Measurement } from './stats.ts';
 import { SCENARIOS, type Scenario } from './workload.ts';
 
@@ -28,10 +31,17 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     'only-invoices': { type: 'boolean', default: false },
     'skip-invoices': { type: 'boolean', default: false },
+    'only-background': { type: 'boolean', default: false },
+    'skip-background': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
   },
 });
 if (values['only-invoices'] && values['skip-invoices']) throw new Error('--only-invoices and --skip-invoices exclude each other');
+if (values['only-background'] && (values['skip-background'] || values['only-invoices']))
+  throw new Error('--only-background excludes --skip-background and --only-invoices');
+/** The API phases (customers, invoices) and the issue-4 background work. */
+const withApi = !values['only-background'];
+const withBackground = !values['skip-background'] && !values['only-invoices'];
 /** The customer measurements (API load, ceiling, authentication). */
 const withCustomers = !values['only-invoices'];
 const withInvoices = !values['skip-invoices'];
@@ -200,20 +210,25 @@ async function benchPostgres(): Promise<{ result: DatabaseResult; version: strin
 const started = Date.now();
 const run: Run = { date: new Date(), durationS, warmupS, databases: [] };
 if (cpuProfDir) log(`CPU profiles of kontor serve go to ${cpuProfDir}`);
+let background: BackgroundResult | undefined;
 try {
-  if (only !== 'postgres') run.databases.push(await benchPglite());
-  if (only !== 'pglite') {
+  if (withApi && only !== 'postgres') run.databases.push(await benchPglite());
+  if (withApi && only !== 'pglite') {
     const { result, version } = await benchPostgres();
     run.databases.push(result);
     run.postgresVersion = version;
   }
+  if (withBackground) background = await measureBackgroundWork(only, log);
 } finally {
   await cleanUp();
 }
 
-const block = render(run);
+const block = [
+  withApi ? render(run) : `### ${run.date.toISOString().slice(0, 16).replace('T', ' ')} UTC\n\n${machine(run)}. Issue 4 figures only (\`--only-background\`).`,
+  ...(background ? [renderBackground(background)] : []),
+].join('\n\n');
 process.stdout.write(`\n${block}\n\n`);
-const missed = targets(run).filter((t) => !t.met).length;
+const missed = (withApi ? targets(run) : []).filter((t) => !t.met).length + (background ? backgroundTargets(background) : []).filter((t) => !t.met).length;
 log(`bench took ${((Date.now() - started) / 1000).toFixed(0)} s; ${missed === 0 ? 'every target met' : `${missed} target(s) missed`}`);
 if (!values['no-write']) {
   writeResults(path.join(ROOT, 'bench', 'RESULTS.md'), block);

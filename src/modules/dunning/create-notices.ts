@@ -2,8 +2,8 @@ import type { DunningLevel } from '../../db/schema-dunning.ts';
 import { type DailyTaskContext, enqueueJob } from '../../jobs/index.ts';
 import { addDays } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
-import type { CompanyRow } from '../invoicing/build-document.ts';
-import type { Buyer, Seller } from '../invoicing/document.ts';
+import { sellerOf } from '../invoicing/build-document.ts';
+import type { Buyer } from '../invoicing/document.ts';
 import { computeClaim, isBusinessCustomer } from './claim.ts';
 import { dueForNoticeQuery, insertNotice, type NoticeCandidate, sentNotices } from './dunning.repository.ts';
 import { buildNoticeDocument } from './notice-document.ts';
@@ -96,27 +96,6 @@ function buyerAtIssue(invoice: NoticeCandidate): { customerType: 'business' | 'p
   const type = invoice.issued_customer_type;
   if (type === 'business' || type === 'private') return { customerType: type, vatId: invoice.issued_vat_id };
   return { customerType: invoice.customer_type, vatId: invoice.customer_vat_id };
-}
-
-/** The company as the sender of the notice today (current address and bank account). */
-function sellerOf(company: CompanyRow): Seller {
-  return {
-    name: company.name,
-    legalForm: company.legal_form,
-    street: company.street,
-    houseNumber: company.house_number,
-    zip: company.zip,
-    city: company.city,
-    countryCode: company.country_code,
-    vatId: company.vat_id,
-    taxNumber: company.tax_number,
-    email: company.email,
-    phone: company.phone,
-    contactName: company.contact_name,
-    iban: company.iban,
-    bic: company.bic,
-    bankName: company.bank_name,
-  };
 }
 
 /** The customer as the addressee today (current address and e-mail). */

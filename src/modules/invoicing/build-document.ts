@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { CompaniesTable } from '../../db/schema.ts';
 import { formatDate } from '../../shared/german-format.ts';
 import type { CustomerRow } from '../customers/customers.repository.ts';
-import type { DocumentLine, EInvoiceFormat, InvoiceDocument, VatBreakdownEntry, VatCategory, VatVerdict } from './document.ts';
+import type { DocumentLine, EInvoiceFormat, InvoiceDocument, Seller, VatBreakdownEntry, VatCategory, VatVerdict } from './document.ts';
 import { centsToDecimal, invoiceTotals } from './totals.ts';
 import { unitCode } from './unit-codes.ts';
 
@@ -105,23 +105,7 @@ export function buildInvoiceDocument(input: {
     dueDate: input.dueDate,
     servicePeriod: input.servicePeriod,
     currency: 'EUR',
-    seller: {
-      name: company.name,
-      legalForm: company.legal_form,
-      street: company.street,
-      houseNumber: company.house_number,
-      zip: company.zip,
-      city: company.city,
-      countryCode: company.country_code,
-      vatId: company.vat_id,
-      taxNumber: company.tax_number,
-      email: company.email,
-      phone: company.phone,
-      contactName: company.contact_name,
-      iban: company.iban,
-      bic: company.bic,
-      bankName: company.bank_name,
-    },
+    seller: sellerOf(company),
     buyer: {
       name: customer.name,
       street: customer.street,
@@ -162,5 +146,26 @@ export function buildStornoDocument(original: InvoiceDocument, number: string, i
     totals: { net: negate(original.totals.net), tax: negate(original.totals.tax), gross: negate(original.totals.gross) },
     notes: [`Storno zu Rechnung ${original.number} vom ${formatDate(original.issueDate)}.`, ...original.notes],
     precedingInvoice: { number: original.number, issueDate: original.issueDate },
+  };
+}
+
+/** The company as the issuer of a document (invoice, storno, dunning notice). */
+export function sellerOf(company: CompanyRow): Seller {
+  return {
+    name: company.name,
+    legalForm: company.legal_form,
+    street: company.street,
+    houseNumber: company.house_number,
+    zip: company.zip,
+    city: company.city,
+    countryCode: company.country_code,
+    vatId: company.vat_id,
+    taxNumber: company.tax_number,
+    email: company.email,
+    phone: company.phone,
+    contactName: company.contact_name,
+    iban: company.iban,
+    bic: company.bic,
+    bankName: company.bank_name,
   };
 }

@@ -1,0 +1,120 @@
+// The issue-4 figures in `npm run bench`: bank import, webhook delivery and the daily
+// dunning run. Each has its own script (bank-import.ts, webhooks.ts, dunning-run.ts) that
+// sets up its data, measures and ends with one JSON line; this runs them one after the
+// other, collects those lines and renders their targets and a table for RESULTS.md.
+import path from 'node:path';
+import type { ChildOutput } from './bank-import-child.ts';
+import { ROOT, runNode } from './processes.ts';
+import { lastJsonLine } from './stats.ts';
+
+type Database = 'pglite' | 'postgres';
+type BankImport = ChildOutput & { database: Database; invoices: number; fileMb: number };
+type DunningRun = {
+  database: Database;
+  invoices: number;
+  selectionMs: number;
+  indexUsed: boolean;
+  runSeconds: number;
+  noticesCreated: number;
+  mails: number;
+  rerunSeconds: number;
+  rerunJobs: number;
+};
+type Webhooks = {
+  events: number;
+  backlog_events_per_s: number;
+  steady_rate_recorded: number;
+  lag_p50_ms: number;
+  lag_p99_ms: number;
+  duplicates: number;
+  signature_ok: boolean;
+};
+
+export type BackgroundResult = { bank: BankImport[]; dunning: DunningRun[]; webhooks: Partial<Record<Database, Webhooks>> };
+
+const LABEL: Record<Database, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
+
+export async function measureBackgroundWork(only: Database | undefined, log: (text: string) => void): Promise<BackgroundResult> {
+  const args = only ? ['--only', only] : [];
+  const run = async <T>(name: string, timeoutMs: number) => {
+    log(`${name} (bench/${name}.ts)`);
+    return lastJsonLine<T>(await runNode([path.join(ROOT, 'bench', `${name}.ts`), ...args], process.env, timeoutMs));
+  };
+  const bank = await run<{ results: BankImport[] }>('bank-import', 15 * 60_000);
+  const webhooks = await run<{ webhooks: Partial<Record<Database, Webhooks>> }>('webhooks', 15 * 60_000);
+  const dunning = await run<{ results: DunningRun[] }>('dunning-run', 20 * 60_000);
+  return { bank: bank.results, webhooks: webhooks.webhooks, dunning: dunning.results };
+}
+
+export type BackgroundTarget = { what: string; figure: string; goal: string; met: boolean };
+
+export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] {
+  const list: BackgroundTarget[] = [];
+  for (const bank of result.bank.filter((b) => b.database === 'postgres')) {
+    list.push({
+      what: `PostgreSQL: import a camt.053 of ${bank.invoices.toLocaleString('en-US')} credits`,
+      figure: `${bank.seconds} s`,
+      goal: '< 10 s',
+      met: bank.seconds < 10,
+    });
+    list.push({ what: 'PostgreSQL: peak memory of that import (process RSS)', figure: `${bank.maxRssMb} MB`, goal: '< 300 MB', met: bank.maxRssMb < 300 });
+  }
+  for (const [database, figures] of Object.entries(result.webhooks) as [Database, Webhooks][]) {
+    list.push({
+      what: `${LABEL[database]}: webhook delivery, one worker`,
+      figure: `${Math.round(figures.backlog_events_per_s)} events/s`,
+      goal: '≥ 500 /s',
+      met: figures.backlog_events_per_s >= 500,
+    });
+    list.push({
+      what: `${LABEL[database]}: webhook delivery lag p99 at ${Math.round(figures.steady_rate_recorded)}/s`,
+      figure: `${figures.lag_p99_ms} ms`,
+      goal: '< 1 s',
+      met: figures.lag_p99_ms < 1000,
+    });
+  }
+  for (const run of result.dunning) {
+    list.push({
+      what: `${LABEL[run.database]}: \`jobs run\` over ${run.invoices.toLocaleString('en-US')} invoices, ${run.noticesCreated} notices (index used: ${run.indexUsed ? 'yes' : 'no'})`,
+      figure: `${run.runSeconds} s`,
+      goal: '< 30 s',
+      met: run.runSeconds < 30 && run.indexUsed,
+    });
+  }
+  return list;
+}
+
+export function renderBackground(result: BackgroundResult): string {
+  const rows = backgroundTargets(result).map((t) => `| ${t.what} | ${t.figure} | ${t.goal} | ${t.met ? 'yes' : '**no**'} |`);
+  const bank = result.bank.map(
+    (b) =>
+      `| ${LABEL[b.database]} | ${b.invoices} | ${b.fileMb} MB | ${b.seconds} s | ${b.maxRssMb} MB (${b.rssBeforeMb} MB before) | ${b.paid} paid, ${b.partiallyPaid} partly, ${b.credited} EUR credit |`,
+  );
+  const hooks = (Object.entries(result.webhooks) as [Database, Webhooks][]).map(
+    ([database, w]) =>
+      `| ${LABEL[database]} | ${w.events} | ${Math.round(w.backlog_events_per_s)} | ${Math.round(w.steady_rate_recorded)} | ${w.lag_p50_ms} / ${w.lag_p99_ms} ms | ${w.duplicates} | ${w.signature_ok ? 'yes' : 'no'} |`,
+  );
+  const dunning = result.dunning.map(
+    (d) =>
+      `| ${LABEL[d.database]} | ${d.invoices} | ${d.selectionMs} ms (${d.indexUsed ? 'index' : '**scan**'}) | ${d.runSeconds} s | ${d.noticesCreated} / ${d.mails} | ${d.rerunSeconds} s, ${d.rerunJobs} jobs |`,
+  );
+  return [
+    '#### Payments, webhooks, dunning (issue 4)',
+    '',
+    '| target | figure | goal | met |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '| bank import | credits = open invoices | file | import | peak RSS of the importing process | outcome |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...bank,
+    '',
+    '| webhooks (one worker, local receiver) | backlog events | delivered /s | steady rate /s | lag p50 / p99 | duplicates | signature |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...hooks,
+    '',
+    '| dunning `jobs run` | issued invoices | selection | run (notices rendered and mailed) | notices / mails | same day again |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...dunning,
+  ].join('\n');
+}
