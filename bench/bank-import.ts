@@ -160,12 +160,16 @@ ${entries.join('\n')}
   return { partial, over };
 }
 
+/** What bin/kontor.js starts `kontor bank import` with (keep the two alike). */
+const CLI_FLAGS = ['--max-semi-space-size=4'];
+
 function runChild(input: ChildInput): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      // BANK_BENCH_NODE_FLAGS (e.g. --trace-gc) go to the measured child only.
-      [...(process.env.BANK_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), CHILD, JSON.stringify(input)],
+      // The child runs with the flags `kontor bank import` gets from bin/kontor.js (LEAN_FLAGS);
+      // BANK_BENCH_NODE_FLAGS (e.g. --trace-gc) are added to the measured child only.
+      [...CLI_FLAGS, ...(process.env.BANK_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), CHILD, JSON.stringify(input)],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';

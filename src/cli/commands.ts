@@ -15,7 +15,6 @@ import {
   updateCompany,
 } from '../modules/access/index.ts';
 import { BookkeepingError, createDatevExport } from '../modules/bookkeeping/index.ts';
-import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
 import { createMailer } from '../modules/mail/index.ts';
 import { webhookDelivery } from '../modules/webhooks/index.ts';
 import { fixedClock } from '../shared/clock.ts';
@@ -187,6 +186,9 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       if (asOf !== undefined) dateFlag(asOf, 'as-of');
       // --as-of runs the day's work as if it were noon UTC of that day.
       const clock = asOf ? fixedClock(`${asOf}T12:00:00Z`) : ctx.clock;
+      // Registers the overdue/dunning daily tasks and the notice job; loaded here, not at
+      // start, so that other commands do not load the PDF renderers.
+      await import('../modules/dunning/index.ts');
       const mailer = ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const summary = await runDueWork(
         { db: ctx.db, clock, webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }), ...(mailer ? { mailer } : {}) },
