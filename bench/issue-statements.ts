@@ -24,6 +24,50 @@ PGlite.prototype.query = async function (sql: string, params?: unknown[], opts?:
     }
   }
 };
+
+// fast path: time each runExclusive (one statement), naming it by the SQL of its Parse message
+const names = new Map<string, string>();
+let current = '?';
+const origStream = PGlite.prototype.execProtocolStream;
+PGlite.prototype.execProtocolStream = function (msg: Uint8Array, o?: unknown) {
+  const b = Buffer.from(msg.buffer, msg.byteOffset, msg.byteLength);
+  let i = 0;
+  while (i < b.length) {
+    const code = b[i]!;
+    const len = b.readInt32BE(i + 1);
+    if (code === 0x50) {
+      const z = b.indexOf(0, i + 5);
+      const name = b.toString('utf8', i + 5, z);
+      const z2 = b.indexOf(0, z + 1);
+      const text = b.toString('utf8', z + 1, z2);
+      names.set(name, text);
+      current = text;
+    }
+    if (code === 0x42) {
+      const z = b.indexOf(0, i + 5);
+      const z2 = b.indexOf(0, z + 1);
+      current = names.get(b.toString('utf8', z + 1, z2)) ?? '?';
+    }
+    i += 1 + len;
+  }
+  return origStream.call(this, msg, o as never);
+};
+const origRE = PGlite.prototype.runExclusive;
+// biome-ignore lint/suspicious/noExplicitAny: wraps PGlite's generic runExclusive for timing
+PGlite.prototype.runExclusive = async function (fn: () => Promise<unknown>): Promise<any> {
+  const t0 = performance.now();
+  try {
+    return await origRE.call(this, fn);
+  } finally {
+    if (on) {
+      const key = 'FAST ' + current.replace(/\s+/g, ' ').slice(0, 85);
+      const s = stats.get(key) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += performance.now() - t0;
+      stats.set(key, s);
+    }
+  }
+};
 const origExec = PGlite.prototype.exec;
 PGlite.prototype.exec = async function (sql: string, opts?: unknown) {
   const t0 = performance.now();
