@@ -1,5 +1,5 @@
 import { footerColumns } from '../invoicing/render/pdf/footer.ts';
-import { formatDate, formatEuro, type OutgoingMail } from '../mail/index.ts';
+import { formatDate, formatEuro, mailHtml, type OutgoingMail } from '../mail/index.ts';
 import { type NoticeDocument, noticeTitle } from './notice-document.ts';
 import { claimRows, closingParagraphs, introParagraphs, legalNotes, paymentInstruction, salutation } from './notice-text.ts';
 
@@ -29,17 +29,7 @@ export function dunningMail(doc: NoticeDocument, pdf: Buffer): OutgoingMail {
     to: doc.buyer.email,
     subject: `${noticeTitle(doc.level)} zu Rechnung ${doc.invoice.number} von ${doc.seller.name}`,
     text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n\n-- \n${footer.join('\n')}\n`,
-    html: html(paragraphs, footer),
+    html: mailHtml(paragraphs, footer),
     attachments: [{ filename: noticeFileName(doc), content: pdf, contentType: 'application/pdf' }],
   };
-}
-
-function html(paragraphs: string[][], footer: string[]): string {
-  const block = (lines: string[]) => lines.map(escapeHtml).join('<br>\n');
-  const body = paragraphs.map((lines) => `<p>${block(lines)}</p>`).join('\n');
-  return `<!DOCTYPE html>\n<html lang="de"><head><meta charset="utf-8"></head><body style="font-family: sans-serif">\n${body}\n<hr>\n<p style="color: #555; font-size: 0.9em">${block(footer)}</p>\n</body></html>\n`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

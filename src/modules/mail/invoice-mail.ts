@@ -1,5 +1,6 @@
 import type { InvoiceDocument, Seller } from '../invoicing/document.ts';
 import { formatDate, formatEuro, formatIban } from './german-format.ts';
+import { mailHtml } from './mail-html.ts';
 import type { MailAttachment, OutgoingMail } from './types.ts';
 
 // The German mail that carries an issued invoice or storno (Stornorechnung, cancellation
@@ -22,7 +23,7 @@ export function invoiceMail(doc: InvoiceDocument, files: { pdf: Buffer; xml: Buf
     to: doc.buyer.email,
     subject: `${storno ? 'Stornorechnung' : 'Rechnung'} ${doc.number} von ${doc.seller.name}`,
     text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n\n-- \n${footer.join('\n')}\n`,
-    html: html(paragraphs, footer),
+    html: mailHtml(paragraphs, footer),
     attachments: attachments(doc, files),
   };
 }
@@ -98,14 +99,4 @@ function attachments(doc: InvoiceDocument, files: { pdf: Buffer; xml: Buffer | n
 function fileName(number: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
   return number.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-');
-}
-
-function html(paragraphs: string[][], footer: string[]): string {
-  const block = (lines: string[]) => lines.map(escapeHtml).join('<br>\n');
-  const body = paragraphs.map((lines) => `<p>${block(lines)}</p>`).join('\n');
-  return `<!DOCTYPE html>\n<html lang="de"><head><meta charset="utf-8"></head><body style="font-family: sans-serif">\n${body}\n<hr>\n<p style="color: #555; font-size: 0.9em">${block(footer)}</p>\n</body></html>\n`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
