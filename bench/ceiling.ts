@@ -1,11 +1,13 @@
 // Child process: the ceiling. The statements an upsert and a retrieve issue (the SQL
 // Kysely compiles in src/modules/customers and src/db/number-ranges.ts), sent directly
-// through the driver — a pg Pool with one client per connection, or the PGlite instance —
+// through the driver — a pg Pool with one client per connection, or the PGlite instance
+// through the same one-call, prepared path Kontor's dialect uses (src/db/pglite-query.ts) —
 // with the same concurrency and data as the API runs, without HTTP, Fastify or Kysely.
 // Input: one JSON argument (CeilingInput); output: one JSON line on stdout.
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { pgliteParsers, pgTypes } from '../src/db/connection.ts';
+import { pgliteQuery } from '../src/db/pglite-query.ts';
 import { newId } from '../src/shared/ids.ts';
 import { type CpuWatch, cpuMeter } from './cpu.ts';
 import { type Measurement, machineBusy, summarize } from './stats.ts';
@@ -58,8 +60,10 @@ function postgresDriver(url: string, clients: number): Driver {
 async function pgliteDriver(dataDir: string): Promise<Driver> {
   const db = new PGlite({ dataDir, parsers: pgliteParsers });
   await db.waitReady;
+  await db.exec('set plan_cache_mode = force_custom_plan'); // as src/db/connection.ts
+  const fast = pgliteQuery(db);
   return {
-    query: (sql, params) => db.query<Row>(sql, params),
+    query: (sql, params) => fast.query<Row>(sql, params),
     close: () => db.close(),
   };
 }
