@@ -32,6 +32,10 @@ export async function dispatchEvents(db: Database, options: { now: Date; limit: 
       from batch b
       join webhook_endpoints w on w.company_id = b.company_id and w.status <> 'removed'
         and (cardinality(w.event_types) = 0 or b.type = any (w.event_types))
+      -- Serialises with removeWebhookEndpoint (which locks the endpoint FOR UPDATE, then
+      -- cancels its pending deliveries): no delivery is fanned out to an endpoint whose
+      -- removal committed, and a removal waits for a fan-out under way, then cancels its rows.
+      for share of w
       on conflict do nothing
       returning 1
     ), marked as (
