@@ -18,13 +18,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import type { DatabaseHandle } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { bootstrapOrganization } from '../src/modules/access/index.ts';
 import { nextChangeSeqs } from '../src/modules/invoicing/invoice-changes.ts';
 import { newId } from '../src/shared/ids.ts';
 import { createSealer } from '../src/shared/secrets.ts';
+import { freshServerDatabase } from '../test/helpers/database.ts';
 import { type ChildInput, type ChildOutput, open, type Target } from './bank-import-child.ts';
 
 const NOW = '2026-11-21T10:00:00Z';
@@ -38,7 +38,6 @@ if (only !== undefined && only !== 'pglite' && only !== 'postgres') throw new Er
 const COUNT = Number(values.invoices);
 if (!Number.isInteger(COUNT) || COUNT < 1 || COUNT > 99_999) throw new Error('--invoices must be 1 … 99999');
 const CUSTOMERS = 100;
-const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function setUp(handle: DatabaseHandle): Promise<{ companyId: string }> {
   await migrate(handle.db);
@@ -211,17 +210,11 @@ const results: Figures[] = [];
 try {
   if (only !== 'postgres') results.push(await measure({ kind: 'pglite', dataDir: path.join(work, 'data') }, work));
   if (only !== 'pglite') {
-    const name = `kontor_bench_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
+    const server = await freshServerDatabase('kontor_bench');
     try {
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
-      results.push(await measure({ kind: 'postgres', url: url.toString() }, work));
+      results.push(await measure({ kind: 'postgres', url: server.url }, work));
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await server.drop();
     }
   }
 } finally {

@@ -24,7 +24,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { runDueWork } from '../src/jobs/index.ts';
@@ -36,6 +35,7 @@ import { createMailer } from '../src/modules/mail/index.ts';
 import { fixedClock } from '../src/shared/clock.ts';
 import { addDays } from '../src/shared/dates.ts';
 import { createSealer } from '../src/shared/secrets.ts';
+import { freshServerDatabase } from '../test/helpers/database.ts';
 
 type Target = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
 
@@ -43,7 +43,6 @@ const RUN_DATE = '2026-06-15';
 const INVOICES = 100_000;
 const DUE_FOR_NOTICE = 1_000;
 const CUSTOMERS = 1_000;
-const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
 const only = values.only;
 if (only !== undefined && only !== 'pglite' && only !== 'postgres') throw new Error('--only must be pglite or postgres');
@@ -227,17 +226,11 @@ const results: Figures[] = [];
 try {
   if (only !== 'postgres') results.push(await measure({ kind: 'pglite', dataDir: path.join(work, 'pg') }, work));
   if (only !== 'pglite') {
-    const name = `kontor_bench_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
+    const server = await freshServerDatabase('kontor_bench');
     try {
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
-      results.push(await measure({ kind: 'postgres', url: url.toString() }, work));
+      results.push(await measure({ kind: 'postgres', url: server.url }, work));
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await server.drop();
     }
   }
 } finally {

@@ -13,12 +13,10 @@
 // The receiver answers 204 at once, verifies the first request's signature, and counts
 // arrivals per webhook-id (a duplicate would show). Prints a summary and, last, one JSON line.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { type DatabaseHandle, openDatabase } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -29,6 +27,7 @@ import { addWebhookEndpoint, webhookDelivery } from '../src/modules/webhooks/ind
 import { fixedClock } from '../src/shared/clock.ts';
 import { newId } from '../src/shared/ids.ts';
 import { createSealer } from '../src/shared/secrets.ts';
+import { freshServerDatabase } from '../test/helpers/database.ts';
 
 type Arrival = [id: string, at: number];
 
@@ -115,27 +114,14 @@ async function database(kind: 'pglite' | 'postgres'): Promise<DatabaseHandle> {
   if (kind === 'pglite') {
     return openDatabase({ kind: 'pglite', loadDataDir: new Blob([readFileSync(await writeTemplate())]) });
   }
-  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `kontor_bench_webhooks_${randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: 'postgres', url: url.toString() });
+  const server = await freshServerDatabase('kontor_bench_webhooks');
+  const handle = await openDatabase({ kind: 'postgres', url: server.url });
   await migrate(handle.db);
   return {
     ...handle,
     close: async () => {
       await handle.close();
-      await admin(`drop database if exists ${name} with (force)`);
+      await server.drop();
     },
   };
 }

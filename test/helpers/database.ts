@@ -31,9 +31,9 @@ async function onServer(statement: string): Promise<void> {
   }
 }
 
-/** An empty database on the PostgreSQL server, dropped by `drop()`. */
-export async function freshServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `kontor_test_${randomBytes(6).toString('hex')}`;
+/** An empty database on the PostgreSQL server, dropped by `drop()` (also used by bench/). */
+export async function freshServerDatabase(prefix = 'kontor_test'): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await onServer(`create database ${name}`);
   return { url: withDatabase(serverUrl, name), drop: () => onServer(`drop database if exists ${name} with (force)`) };
 }
