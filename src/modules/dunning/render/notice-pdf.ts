@@ -2,15 +2,14 @@
 // snapshot, same bytes). Letterhead, address window, information block, amount rows,
 // paragraphs and footer are the invoice PDF's own pieces, so a notice looks like the
 // invoice it is about.
-import PDFDocument from 'pdfkit';
 import { formatDate } from '../../../shared/german-format.ts';
 import { drawParagraphs } from '../../invoicing/render/pdf/closing.ts';
 import { FONT, registerFonts } from '../../invoicing/render/pdf/fonts.ts';
 import { drawFooters } from '../../invoicing/render/pdf/footer.ts';
-import { COLOR, CONTENT_WIDTH, MARGIN, PAGE, SIZE, TITLE_Y } from '../../invoicing/render/pdf/layout.ts';
+import { COLOR, CONTENT_WIDTH, MARGIN, SIZE, TITLE_Y } from '../../invoicing/render/pdf/layout.ts';
 import { drawLetterhead } from '../../invoicing/render/pdf/letterhead.ts';
 import { drawBuyerAddress, drawInfoRows } from '../../invoicing/render/pdf/parties.ts';
-import { collect } from '../../invoicing/render/pdf/render-pdf.ts';
+import { collect, createA4Pdf } from '../../invoicing/render/pdf/render-pdf.ts';
 import { drawAmountRows } from '../../invoicing/render/pdf/totals.ts';
 import { type NoticeDocument, noticeTitle } from '../notice-document.ts';
 import { claimRows, closingParagraphs, introParagraphs, legalNotes, paymentInstruction, salutation } from '../notice-text.ts';
@@ -44,25 +43,7 @@ function drawOpening(pdf: PDFKit.PDFDocument, doc: NoticeDocument): number {
 }
 
 export async function renderNoticePdf(doc: NoticeDocument): Promise<Buffer> {
-  // A fixed instant from the notice date keeps the bytes a function of the snapshot.
-  const at = new Date(`${doc.noticeDate}T00:00:00.000Z`);
-  const pdf = new PDFDocument({
-    size: [PAGE.width, PAGE.height],
-    margins: { top: 0, bottom: 0, left: 0, right: 0 },
-    bufferPages: true,
-    autoFirstPage: true,
-    pdfVersion: '1.7',
-    lang: 'de-DE',
-    displayTitle: true,
-    font: null as unknown as string,
-    info: {
-      Title: `${noticeTitle(doc.level)} zu Rechnung ${doc.invoice.number}`.replace(/[<>&"]/g, ''),
-      Creator: 'Kontor',
-      Producer: 'Kontor',
-      CreationDate: at,
-      ModDate: at,
-    },
-  });
+  const pdf = createA4Pdf({ title: `${noticeTitle(doc.level)} zu Rechnung ${doc.invoice.number}`, date: doc.noticeDate });
   const done = collect(pdf);
   registerFonts(pdf);
   drawLetterhead(pdf, doc);

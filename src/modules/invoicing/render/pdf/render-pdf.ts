@@ -30,8 +30,13 @@ function metadataSafe(text: string): string {
   return text.replace(/[<>&"]/g, '');
 }
 
-function createPdf(doc: InvoiceDocument, pdfA: boolean): PDFKit.PDFDocument {
-  const at = documentInstant(doc);
+/**
+ * A4 as every Kontor document is set up (invoice, storno, dunning notice): no margins (the
+ * layout places everything), fonts registered by the caller, and the file dates at the
+ * document's date, so the same snapshot gives the same bytes.
+ */
+export function createA4Pdf(options: { title: string; date: string; pdfA?: boolean }): PDFKit.PDFDocument {
+  const at = new Date(`${options.date}T00:00:00.000Z`);
   return new PDFDocument({
     size: [PAGE.width, PAGE.height],
     margins: { top: 0, bottom: 0, left: 0, right: 0 },
@@ -42,9 +47,9 @@ function createPdf(doc: InvoiceDocument, pdfA: boolean): PDFKit.PDFDocument {
     displayTitle: true,
     // No default font: pdfkit would parse Helvetica's metrics (~1 ms) for a font never used.
     font: null as unknown as string,
-    ...(pdfA ? { subset: 'PDF/A-3b' as const } : {}),
+    ...(options.pdfA ? { subset: 'PDF/A-3b' as const } : {}),
     info: {
-      Title: metadataSafe(`${documentTitle(doc)} ${doc.number}`),
+      Title: metadataSafe(options.title),
       Creator: 'Kontor',
       Producer: 'Kontor',
       CreationDate: at,
@@ -65,7 +70,7 @@ export function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
 
 export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfOptions = {}): Promise<Buffer> {
   const pdfA = options.pdfA === true || options.facturXml !== undefined;
-  const pdf = createPdf(doc, pdfA);
+  const pdf = createA4Pdf({ title: `${documentTitle(doc)} ${doc.number}`, date: doc.issueDate, pdfA });
   const done = collect(pdf);
   registerFonts(pdf);
   if (pdfA) {
