@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Insertable, sql } from 'kysely';
+import { byteaAsBase64, byteaValue } from '../../db/bytes.ts';
 import type { Database } from '../../db/connection.ts';
 import type { DunningLevel, DunningNoticesTable } from '../../db/schema-dunning.ts';
 import type { Trx } from '../../db/transaction.ts';
@@ -144,7 +145,7 @@ export function findNoticeToSend(db: Database | Trx, companyId: string, noticeId
       'n.status',
       'n.paid_cents',
       'n.document',
-      sql<string | null>`encode(n.pdf, 'base64')`.as('pdf'),
+      byteaAsBase64<string | null>('n.pdf').as('pdf'),
       'i.status as invoice_status',
       'i.amount_paid_cents as invoice_paid_cents',
       'co.name as company_name',
@@ -163,7 +164,7 @@ export function findNoticeToSend(db: Database | Trx, companyId: string, noticeId
 export async function storeNoticePdfOnce(db: Database, companyId: string, noticeId: string, pdf: Buffer): Promise<Buffer> {
   const stored = await db
     .updateTable('dunning_notices')
-    .set({ pdf: sql<Buffer>`decode(${pdf.toString('base64')}, 'base64')`, pdf_sha256: createHash('sha256').update(pdf).digest('hex') })
+    .set({ pdf: byteaValue(pdf), pdf_sha256: createHash('sha256').update(pdf).digest('hex') })
     .where('company_id', '=', companyId)
     .where('id', '=', noticeId)
     .where('pdf', 'is', null)
@@ -171,7 +172,7 @@ export async function storeNoticePdfOnce(db: Database, companyId: string, notice
   if (stored.numUpdatedRows > 0n) return pdf;
   const row = await db
     .selectFrom('dunning_notices')
-    .select(sql<string | null>`encode(pdf, 'base64')`.as('pdf'))
+    .select(byteaAsBase64<string | null>('pdf').as('pdf'))
     .where('company_id', '=', companyId)
     .where('id', '=', noticeId)
     .executeTakeFirst();
