@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../db/connection.ts';
+import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Sealer } from '../shared/secrets.ts';
 import { type CommandIo, UsageError } from './io.ts';
@@ -9,7 +10,16 @@ import { type CommandIo, UsageError } from './io.ts';
 // else goes to stderr.
 
 /** `dataDir`: the data folder (mail outbox of `jobs run`). */
-export type CommandContext = { db: Database; clock: Clock; sealer: Sealer; cwd: string; onKeyRevoked?: () => void; dataDir?: string };
+export type CommandContext = {
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+  cwd: string;
+  onKeyRevoked?: () => void;
+  dataDir?: string;
+  /** The server's mailer, when a running server carries out the command. */
+  mailer?: Mailer;
+};
 
 /**
  * A command a module adds (registered in module-commands.ts). `run` gets the arguments

@@ -189,11 +189,12 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       // Registers the overdue/dunning daily tasks and the notice job; loaded here, not at
       // start, so that other commands do not load the PDF renderers.
       await import('../modules/dunning/index.ts');
-      const mailer = ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
+      const ownMailer = !ctx.mailer && ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
+      const mailer = ctx.mailer ?? ownMailer;
       const summary = await runDueWork(
         { db: ctx.db, clock, webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }), ...(mailer ? { mailer } : {}) },
         { ...(asOf ? { asOf } : {}), ...(typeof values.company === 'string' ? { companyId: values.company } : {}) },
-      ).finally(() => mailer?.close());
+      ).finally(() => ownMailer?.close());
       print(io, Boolean(values.json), summary, JSON.stringify(summary, null, 2));
       return 0;
     }

@@ -35,7 +35,10 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   // Render threads: an invoice renders there while the issuing transaction does its
   // database work on the main thread (early-render.ts), and the event loop stays free.
   const renderThreads = config.renderThreads ?? defaultRenderThreads();
-  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads });
+  // One mailer for all of the process's mail (invoices, dunning notices): one pooled
+  // connection per company mailbox.
+  const mailer = createMailer({ dataDir: config.dataDir, sealer });
+  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
   const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
   const control =
     handle.kind === 'pglite'
@@ -50,12 +53,11 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
             cwd,
             onKeyRevoked: () => authenticator.forget(),
             dataDir: config.dataDir,
+            mailer,
           });
           return { stdout: out.stdout, stderr: out.stderr, code };
         })
       : undefined;
-  // The worker's own mailer (dunning notices); invoice mails go through the invoicing one.
-  const mailer = createMailer({ dataDir: config.dataDir, sealer });
   const worker = config.worker ? startWorker({ db: handle.db, clock, webhooks: webhookDelivery({ db: handle.db, sealer }), mailer }) : undefined;
 
   if (app) {
@@ -82,8 +84,8 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       stopping = true;
       await app?.close();
       await worker?.stop();
-      mailer.close();
       await invoicing.close();
+      mailer.close();
       await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
       await handle.close();
       resolve(0);

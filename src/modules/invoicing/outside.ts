@@ -3,7 +3,7 @@ import type { SmtpSettings } from '../../db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
-import { createMailer, invoiceMail, invoiceMessageId } from '../mail/index.ts';
+import { createMailer, invoiceMail, invoiceMessageId, type Mailer } from '../mail/index.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { createRenderPool } from './render/render-pool.ts';
 
@@ -14,9 +14,14 @@ export function defaultRenderThreads(): number {
 
 export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail'> & { close(): Promise<void> };
 
-/** The real renderers, booking and mailbox for invoice operations. */
-export function invoicingOutside(options: { dataDir: string; sealer: Sealer; renderThreads?: number }): InvoicingOutside {
-  const mailer = createMailer({ dataDir: options.dataDir, sealer: options.sealer });
+/**
+ * The real renderers, booking and mailbox for invoice operations. `mailer`: the process's
+ * mailer (one pooled connection per mailbox for all of a process's mail); without it one
+ * is made here, and closed by close().
+ */
+export function invoicingOutside(options: { dataDir: string; sealer: Sealer; renderThreads?: number; mailer?: Mailer }): InvoicingOutside {
+  const mailer = options.mailer ?? createMailer({ dataDir: options.dataDir, sealer: options.sealer });
+  const ownsMailer = options.mailer === undefined;
   const renderer = createRenderPool(options.renderThreads ?? defaultRenderThreads());
   return {
     render: (doc) => renderer.render(doc),
@@ -36,7 +41,7 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer; ren
       return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
     },
     async close() {
-      mailer.close();
+      if (ownsMailer) mailer.close();
       await renderer.close();
     },
   };
