@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from './helpers.ts';
+import { ciiSchemaErrors } from './render/cii-schema.ts';
 
 describe('cancelInvoice (Storno)', () => {
   let t: TestApp;
@@ -43,6 +44,19 @@ describe('cancelInvoice (Storno)', () => {
     const again = await t.request('POST', `/v1/invoices/${original.id}/cancel`);
     assert.equal(again.statusCode, 200);
     assert.deepEqual(again.json(), storno, 'cancelled again: the same storno');
+  });
+
+  test('the storno of a reverse-charge invoice carries both notes, each its own BG-1, and its e-invoice is schema-valid', async () => {
+    await putCustomer(t, 'wien', { name: 'Wiener Handel GmbH', zip: '1010', city: 'Wien', country_code: 'AT', vat_id: 'ATU12345678' });
+    const lines = [{ description: 'Beratung', quantity: '3', unit: 'Stunde', unit_price_net: '120.00', vat_rate: 0 }];
+    const original = (await postInvoice(t, invoiceBody('rc-to-cancel', { customer: { source: 'crm', external_ref: 'wien' }, lines, issue: true }))).json();
+    const storno = (await t.request('POST', `/v1/invoices/${original.id}/cancel`)).json();
+    const xml = (await t.request('GET', `/v1/invoices/${storno.id}/xml`)).body;
+    const notes = [...xml.matchAll(/<ram:IncludedNote>\s*<ram:Content>([^<]*)<\/ram:Content>\s*<\/ram:IncludedNote>/g)].map((m) => m[1]);
+    assert.equal(notes.length, 2, xml);
+    assert.match(notes[0]!, new RegExp(`^Storno zu Rechnung ${original.number}`));
+    assert.match(notes[1]!, /Reverse Charge/);
+    assert.deepEqual(await ciiSchemaErrors(xml), []);
   });
 
   test('paid or partly paid invoices, drafts and stornos cannot be cancelled', async () => {

@@ -5,6 +5,7 @@ import { before, describe, test } from 'node:test';
 import type { InvoiceDocument } from '../../../src/modules/invoicing/document.ts';
 import { renderFacturX, renderFacturXml, renderXRechnungCii, warmUpRenderers } from '../../../src/modules/invoicing/render/index.ts';
 import { readCii } from './cii.ts';
+import { ciiSchemaErrors } from './cii-schema.ts';
 import { allFixtures, domesticInvoice, notTaxableInvoice, reverseChargeInvoice, smallBusinessInvoice, stornoInvoice, xrechnungInvoice } from './fixtures.ts';
 import { attachments, catalogDict, fontsReport, xmpMetadata } from './pdf-reader.ts';
 
@@ -51,6 +52,24 @@ function assertHeaderAndTotals(doc: InvoiceDocument, cii: ReturnType<typeof read
     doc.vatBreakdown.map((entry) => [entry.category, String(entry.rate), entry.taxableAmount, entry.taxAmount]),
   );
 }
+
+describe('CII against the Factur-X EN 16931 XML schema', () => {
+  for (const [name, doc] of Object.entries(allFixtures)) {
+    test(`${name}: the Factur-X and the XRechnung CII are schema-valid`, async () => {
+      assert.deepEqual(await ciiSchemaErrors(await renderFacturXml(doc)), []);
+      assert.deepEqual(await ciiSchemaErrors(await renderXRechnungCii(doc)), []);
+    });
+  }
+
+  test('the check refuses what the schema forbids: two BT-22 texts in one invoice note', async () => {
+    const xml = (await renderFacturXml(stornoInvoice)).toString();
+    const twoContents = xml.replace(/(<ram:Content>[^<]*<\/ram:Content>)/, '$1<ram:Content>Zweiter Text</ram:Content>');
+    assert.notEqual(twoContents, xml);
+    const errors = await ciiSchemaErrors(twoContents);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0]!, /Content.*not expected/);
+  });
+});
 
 describe('CII business terms per verdict', () => {
   for (const [name, doc] of Object.entries(allFixtures)) {

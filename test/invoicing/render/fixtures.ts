@@ -285,19 +285,27 @@ function negate(amount: string): string {
   return amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`;
 }
 
-/** The storno of the domestic invoice: own number and date, same lines with negated quantities and amounts. */
-export const stornoInvoice: InvoiceDocument = {
-  ...domesticInvoice,
-  type: 'storno',
-  number: 'ST-2026-000007',
-  issueDate: '2026-11-28',
-  dueDate: '2026-11-28',
-  lines: domesticInvoice.lines.map((line) => ({ ...line, quantity: negate(line.quantity), netAmount: negate(line.netAmount) })),
-  vatBreakdown: domesticInvoice.vatBreakdown.map((entry) => ({ ...entry, taxableAmount: negate(entry.taxableAmount), taxAmount: negate(entry.taxAmount) })),
-  totals: { net: negate(domesticInvoice.totals.net), tax: negate(domesticInvoice.totals.tax), gross: negate(domesticInvoice.totals.gross) },
-  notes: [`Storno zu Rechnung ${domesticInvoice.number} vom 21.11.2026.`],
-  precedingInvoice: { number: domesticInvoice.number, issueDate: domesticInvoice.issueDate },
-};
+/** The storno of `original`: own number and date, same lines with negated quantities and amounts, the original's notes after its own. */
+function stornoOf(original: InvoiceDocument, number: string): InvoiceDocument {
+  return {
+    ...original,
+    type: 'storno',
+    number,
+    issueDate: '2026-11-28',
+    dueDate: '2026-11-28',
+    lines: original.lines.map((line) => ({ ...line, quantity: negate(line.quantity), netAmount: negate(line.netAmount) })),
+    vatBreakdown: original.vatBreakdown.map((entry) => ({ ...entry, taxableAmount: negate(entry.taxableAmount), taxAmount: negate(entry.taxAmount) })),
+    totals: { net: negate(original.totals.net), tax: negate(original.totals.tax), gross: negate(original.totals.gross) },
+    notes: [`Storno zu Rechnung ${original.number} vom ${original.issueDate.split('-').reverse().join('.')}.`, ...original.notes],
+    precedingInvoice: { number: original.number, issueDate: original.issueDate },
+  };
+}
+
+/** The storno of the domestic invoice. */
+export const stornoInvoice: InvoiceDocument = stornoOf(domesticInvoice, 'ST-2026-000007');
+
+/** The storno of the reverse-charge invoice: two invoice notes (BG-1), the storno's and the verdict's. */
+export const reverseChargeStornoInvoice: InvoiceDocument = stornoOf(reverseChargeInvoice, 'ST-2026-000008');
 
 /** A long invoice for the page-break test: `count` lines of the domestic kind. */
 export function longInvoice(count: number): InvoiceDocument {
@@ -312,4 +320,5 @@ export const allFixtures = {
   notTaxable: notTaxableInvoice,
   xrechnung: xrechnungInvoice,
   storno: stornoInvoice,
+  reverseChargeStorno: reverseChargeStornoInvoice,
 };

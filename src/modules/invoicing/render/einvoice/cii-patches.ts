@@ -7,6 +7,10 @@
 // - BG-3 preceding invoice (BT-25/BT-26): it reads `cac:BillingReference/cbc:ID` where its
 //   own schema nests `cac:InvoiceDocumentReference/cbc:ID`, and would write BT-26 as `udt:`
 //   with dashes where CII wants `qdt:DateTimeString format="102"` (cf. KoSIT test 01.18a).
+// - BG-1 invoice notes: it writes every note as another `ram:Content` of one
+//   `ram:IncludedNote`; each note (BT-22) is an `ram:IncludedNote` of its own, and the
+//   Factur-X EN 16931 schema allows one `ram:Content` per note (a storno of a
+//   reverse-charge invoice has two notes).
 import type { Invoice } from '@e-invoice-eu/core';
 
 const SELLER_OPEN = '<ram:SellerTradeParty>';
@@ -51,6 +55,17 @@ function withHeaderDelivery(xml: string): string {
   return insertAfter(xml, AGREEMENT_CLOSE, '\n\t\t<ram:ApplicableHeaderTradeDelivery/>');
 }
 
+const NOTE = /^([ \t]*)<ram:IncludedNote>\s*((?:<ram:Content>[^<]*<\/ram:Content>\s*){2,})<\/ram:IncludedNote>/m;
+
+/** One `ram:IncludedNote` per note where the library put several `ram:Content` into one. */
+function withSeparateNotes(xml: string): string {
+  return xml.replace(NOTE, (_, indent: string, contents: string) =>
+    (contents.match(/<ram:Content>[^<]*<\/ram:Content>/g) ?? [])
+      .map((content) => `${indent}<ram:IncludedNote>\n${indent}\t${content}\n${indent}</ram:IncludedNote>`)
+      .join('\n'),
+  );
+}
+
 export function patchCii(xml: string, data: Invoice): string {
-  return withHeaderDelivery(withPrecedingInvoice(withSellerIdentifier(xml, data), data));
+  return withSeparateNotes(withHeaderDelivery(withPrecedingInvoice(withSellerIdentifier(xml, data), data)));
 }
