@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { InvoiceDocument } from '../../src/modules/invoicing/index.ts';
+import { createEarlyRenders, type EarlyRenders, type InvoiceDocument } from '../../src/modules/invoicing/index.ts';
+import { invoiceRangeKey } from '../../src/modules/invoicing/numbering.ts';
 import { renderInvoiceDocuments } from '../../src/modules/invoicing/render/index.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, newKey, postInvoice, putCustomer } from './helpers.ts';
@@ -87,5 +88,61 @@ describe('early rendering of issued invoices', () => {
       assert.match(text, new RegExp(invoice.number));
       assert.match(xml, new RegExp(`<ram:ID>${invoice.number}</ram:ID>`));
     }
+  });
+});
+
+describe('early rendering beside other requests in flight', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+    await putCustomer(t, 'kunde-1');
+  });
+  after(() => t.close());
+
+  test('while predictions made beside others miss, only every 8th such request renders early; a lone request always does', async () => {
+    const db = t.handle.db;
+    const company = await db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow();
+    const customer = await db.selectFrom('customers').selectAll().where('company_id', '=', t.company.companyId).executeTakeFirstOrThrow();
+    const earlyRenders = createEarlyRenders();
+    const today = () => '2026-11-21';
+    let renders = 0;
+    const render = async () => {
+      renders++;
+      return { pdf: Buffer.from('%PDF'), xml: null };
+    };
+    const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[1];
+    earlyRenders.remember(company, customer, invoiceRangeKey('2026-11-21'), 1, null);
+    const start = () => {
+      const early = earlyRenders.start(company.id, body, today, render);
+      assert.ok(early, 'the company, the customer and the next number are known');
+      return early;
+    };
+
+    // The first request is alone; the second starts beside it. Both predictions miss
+    // (as when a PostgreSQL pool draws the numbers in another order).
+    const lone = start();
+    const beside = start();
+    assert.equal(renders, 2, 'with no misses seen yet, both predict');
+    const drawnElsewhere = { ...lone.doc!, number: 'RE-2026-99999' };
+    assert.equal(earlyRenders.take(beside, drawnElsewhere), null);
+    beside.settle();
+
+    // Now the beside-predictions mostly miss: of 16 more requests beside `lone`, 2 render.
+    renders = 0;
+    for (let i = 0; i < 16; i++) {
+      const next = start();
+      if (next.rendering) assert.equal(earlyRenders.take(next, drawnElsewhere), null);
+      else assert.equal(earlyRenders.take(next, drawnElsewhere), null, 'nothing to take');
+      next.settle();
+    }
+    assert.equal(renders, 2);
+    lone.settle();
+
+    // Alone in its number range, a request predicts whatever happened beside others.
+    renders = 0;
+    const alone = start();
+    assert.equal(renders, 1);
+    assert.ok(alone.rendering);
+    alone.settle();
   });
 });
