@@ -7,8 +7,8 @@ import path from 'node:path';
 import { type DatabaseHandle, openDatabase } from '../src/db/connection.ts';
 import { importBankStatement } from '../src/modules/payments/index.ts';
 import { fixedClock } from '../src/shared/clock.ts';
+import type { Target } from './targets.ts';
 
-export type Target = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
 export type ChildInput = { target: Target; companyId: string; file: string; now: string };
 export type ChildOutput = { seconds: number; maxRssMb: number; rssBeforeMb: number; matched: number; paid: number; partiallyPaid: number; credited: string };
 

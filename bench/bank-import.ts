@@ -14,8 +14,7 @@
 // and one JSON line.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { DatabaseHandle } from '../src/db/connection.ts';
@@ -24,8 +23,9 @@ import { bootstrapOrganization } from '../src/modules/access/index.ts';
 import { nextChangeSeqs } from '../src/modules/invoicing/invoice-changes.ts';
 import { newId } from '../src/shared/ids.ts';
 import { createSealer } from '../src/shared/secrets.ts';
-import { freshServerDatabase } from '../test/helpers/database.ts';
-import { type ChildInput, type ChildOutput, open, type Target } from './bank-import-child.ts';
+import { COMPANY_FILE } from '../test/helpers/company.ts';
+import { type ChildInput, type ChildOutput, open } from './bank-import-child.ts';
+import { onEachTarget, onlyFlag, type Target } from './targets.ts';
 
 const NOW = '2026-11-21T10:00:00Z';
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -33,8 +33,7 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const CHILD = path.join(import.meta.dirname, 'bank-import-child.ts');
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, invoices: { type: 'string', default: '10000' } } });
-const only = values.only;
-if (only !== undefined && only !== 'pglite' && only !== 'postgres') throw new Error('--only must be pglite or postgres');
+const only = onlyFlag(values.only);
 const COUNT = Number(values.invoices);
 if (!Number.isInteger(COUNT) || COUNT < 1 || COUNT > 99_999) throw new Error('--invoices must be 1 … 99999');
 const CUSTOMERS = 100;
@@ -43,18 +42,7 @@ async function setUp(handle: DatabaseHandle): Promise<{ companyId: string }> {
   await migrate(handle.db);
   const company = await bootstrapOrganization(handle.db, createSealer('bench-secret'), {
     organizationName: 'Bench org',
-    companyFile: JSON.stringify({
-      name: 'Bench GmbH',
-      street: 'Hauptstraße',
-      house_number: '1',
-      zip: '10115',
-      city: 'Berlin',
-      country_code: 'DE',
-      vat_id: 'DE136695976',
-      email: 'bench@example.com',
-      iban: 'DE89370400440532013000',
-      bic: 'COBADEFFXXX',
-    }),
+    companyFile: JSON.stringify({ ...COMPANY_FILE, name: 'Bench GmbH', email: 'bench@example.com' }),
     adminEmail: `bench-${randomBytes(4).toString('hex')}@example.com`,
   });
   const companyId = company.company_id;
@@ -205,21 +193,7 @@ async function measure(target: Target, work: string): Promise<Figures> {
   return { database: target.kind, invoices: COUNT, fileMb: mb(readFileSync(file).length), setupSeconds, ...figures };
 }
 
-const work = mkdtempSync(path.join(tmpdir(), 'kontor-bench-bank-'));
-const results: Figures[] = [];
-try {
-  if (only !== 'postgres') results.push(await measure({ kind: 'pglite', dataDir: path.join(work, 'data') }, work));
-  if (only !== 'pglite') {
-    const server = await freshServerDatabase('kontor_bench');
-    try {
-      results.push(await measure({ kind: 'postgres', url: server.url }, work));
-    } finally {
-      await server.drop();
-    }
-  }
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
+const results = await onEachTarget('bank', only, measure);
 
 for (const r of results) {
   const verdict = r.database === 'postgres' ? ` (ceiling 10 s / 300 MB: ${r.seconds < 10 && r.maxRssMb < 300 ? 'met' : 'MISSED'})` : ' (for information)';

@@ -19,8 +19,7 @@
 // mailer (.eml files in a temporary data folder). A second run of the same day must do
 // nothing. Prints a summary and one final JSON line.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -35,17 +34,15 @@ import { createMailer } from '../src/modules/mail/index.ts';
 import { fixedClock } from '../src/shared/clock.ts';
 import { addDays } from '../src/shared/dates.ts';
 import { createSealer } from '../src/shared/secrets.ts';
-import { freshServerDatabase } from '../test/helpers/database.ts';
-
-type Target = { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string };
+import { COMPANY_FILE } from '../test/helpers/company.ts';
+import { onEachTarget, onlyFlag, type Target } from './targets.ts';
 
 const RUN_DATE = '2026-06-15';
 const INVOICES = 100_000;
 const DUE_FOR_NOTICE = 1_000;
 const CUSTOMERS = 1_000;
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
-const only = values.only;
-if (only !== undefined && only !== 'pglite' && only !== 'postgres') throw new Error('--only must be pglite or postgres');
+const only = onlyFlag(values.only);
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const seconds = (since: number) => Math.round((performance.now() - since) / 10) / 100;
 
@@ -53,20 +50,7 @@ async function setUp(handle: DatabaseHandle, sealer: ReturnType<typeof createSea
   await migrate(handle.db);
   const company = await bootstrapOrganization(handle.db, sealer, {
     organizationName: 'Bench org',
-    companyFile: JSON.stringify({
-      name: 'Mahnlauf GmbH',
-      street: 'Hauptstraße',
-      house_number: '1',
-      zip: '10115',
-      city: 'Berlin',
-      country_code: 'DE',
-      vat_id: 'DE136695976',
-      tax_number: '30/123/45678',
-      email: 'rechnung@mahnlauf.example',
-      iban: 'DE89370400440532013000',
-      bic: 'COBADEFFXXX',
-      bank_name: 'Commerzbank',
-    }),
+    companyFile: JSON.stringify({ ...COMPANY_FILE, name: 'Mahnlauf GmbH', email: 'rechnung@mahnlauf.example' }),
     adminEmail: `bench-${randomBytes(4).toString('hex')}@example.com`,
   });
   const companyId = company.company_id;
@@ -221,21 +205,7 @@ async function measure(target: Target, work: string): Promise<Figures> {
   }
 }
 
-const work = mkdtempSync(path.join(tmpdir(), 'kontor-bench-dunning-'));
-const results: Figures[] = [];
-try {
-  if (only !== 'postgres') results.push(await measure({ kind: 'pglite', dataDir: path.join(work, 'pg') }, work));
-  if (only !== 'pglite') {
-    const server = await freshServerDatabase('kontor_bench');
-    try {
-      results.push(await measure({ kind: 'postgres', url: server.url }, work));
-    } finally {
-      await server.drop();
-    }
-  }
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
+const results = await onEachTarget('dunning', only, measure);
 
 console.log('');
 for (const r of results) {

@@ -22,6 +22,30 @@ export function calendarDate(instant: Date, timeZone: string): string {
   return format.format(instant);
 }
 
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock date and time of `instant` in `timeZone`, each part as zero-padded digits (hour 00–23). */
+export function zonedParts(instant: Date, timeZone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
+  let format = dateTimeFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    if (dateTimeFormats.size >= 1000) dateTimeFormats.clear();
+    dateTimeFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '00';
+  return { year: part('year'), month: part('month'), day: part('day'), hour: part('hour'), minute: part('minute'), second: part('second') };
+}
+
 export function createClock(start?: string | Date): Clock {
   const startAt = start === undefined ? undefined : new Date(start);
   if (startAt && Number.isNaN(startAt.getTime())) throw new Error(`KONTOR_NOW is not an ISO date-time: ${String(start)}`);

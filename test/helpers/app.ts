@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/connection.ts';
+import type { DB } from '../../src/db/schema.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
 import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
@@ -93,7 +94,7 @@ export async function testApp(options: { now?: string; authCacheMs?: number; inv
 }
 
 /** Counts rows of a table (for "nothing was written" assertions). */
-export async function countRows(handle: DatabaseHandle, table: 'customers' | 'products' | 'jobs' | 'events' | 'api_keys'): Promise<number> {
+export async function countRows(handle: Pick<DatabaseHandle, 'db'>, table: keyof DB): Promise<number> {
   const row = await handle.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,4 +1,4 @@
-import type { TestApp } from '../helpers/app.ts';
+import { countRows, type TestApp } from '../helpers/app.ts';
 
 // Building blocks for invoice tests: a customer that passes every issuing check, and
 // invoice bodies.
@@ -54,15 +54,7 @@ export function postInvoice(t: TestApp, body: unknown, key: string | null = newK
 
 export async function counts(t: TestApp) {
   const db = t.handle.db;
-  const n = async (table: 'invoices' | 'invoice_lines' | 'invoice_files' | 'idempotency_keys' | 'events') =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const n = (table: 'invoices' | 'invoice_lines' | 'invoice_files' | 'idempotency_keys' | 'events') => countRows(t.handle, table);
   const ranges = await db.selectFrom('number_ranges').select(['range_key', 'next_value']).where('range_key', 'like', 'invoice:%').execute();
   return {
     invoices: await n('invoices'),

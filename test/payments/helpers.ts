@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import iconv from 'iconv-lite';
+import type { DB } from '../../src/db/schema.ts';
 import { importBankStatement } from '../../src/modules/payments/index.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { countRows, type TestApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice } from '../invoicing/helpers.ts';
 
 // Statement files for the payment tests: the fixtures in fixtures/, and a small camt.053
@@ -89,25 +90,7 @@ export function importFile(t: TestApp, content: string | Buffer, fileName = 'sta
 /** Counts of every table an import writes (for "nothing was written" assertions). */
 export async function importCounts(t: TestApp) {
   const db = t.handle.db;
-  const n = async (
-    table:
-      | 'bank_statements'
-      | 'bank_entries'
-      | 'bank_transactions'
-      | 'payment_allocations'
-      | 'customer_credits'
-      | 'journal_entries'
-      | 'journal_lines'
-      | 'events',
-  ) =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const n = (table: keyof DB) => countRows(t.handle, table);
   const invoices = await db.selectFrom('invoices').select(['id', 'status', 'amount_paid_cents', 'change_seq']).orderBy('id').execute();
   return {
     statements: await n('bank_statements'),

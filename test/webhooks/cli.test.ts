@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/connection.ts';
-import { COMPANY_FILE } from '../helpers/app.ts';
+import { COMPANY_FILE, countRows } from '../helpers/app.ts';
 import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
 import { type Receiver, record, startReceiver, waitFor } from './helpers.ts';
@@ -44,17 +44,7 @@ describe('kontor admin webhook', () => {
       await handle.close();
     }
   }
-  const endpointCount = () =>
-    withDatabase(async (db) =>
-      Number(
-        (
-          await db
-            .selectFrom('webhook_endpoints')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      ),
-    );
+  const endpointCount = () => withDatabase((db) => countRows({ db }, 'webhook_endpoints'));
 
   test('add prints {id, secret} once, list never shows the secret, remove takes the endpoint out', async () => {
     const added = await w.run([

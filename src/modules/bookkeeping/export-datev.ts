@@ -1,6 +1,7 @@
 import iconv from 'iconv-lite';
 import type { Database } from '../../db/connection.ts';
 import type { Chart } from '../../db/schema-bookkeeping.ts';
+import { zonedParts } from '../../shared/clock.ts';
 import { accountPlan, automaticOutputVat, isOutputVatAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
@@ -150,16 +151,6 @@ function entryBookings(entry: JournalRow[]): string[][] {
 
 /** yyyyMMddHHmmssSSS in the company's time zone. */
 function timestamp(instant: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(instant);
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
-  return `${part('year')}${part('month')}${part('day')}${part('hour')}${part('minute')}${part('second')}${String(instant.getUTCMilliseconds()).padStart(3, '0')}`;
+  const p = zonedParts(instant, timeZone);
+  return `${p.year}${p.month}${p.day}${p.hour}${p.minute}${p.second}${String(instant.getUTCMilliseconds()).padStart(3, '0')}`;
 }
