@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Insertable, sql } from 'kysely';
-import { byteaAsBase64, byteaValue } from '../../db/bytes.ts';
+import { byteaAsBase64 } from '../../db/bytes.ts';
 import type { Database } from '../../db/connection.ts';
 import type { DunningLevel, DunningNoticesTable } from '../../db/schema-dunning.ts';
 import type { Trx } from '../../db/transaction.ts';
@@ -164,7 +164,7 @@ export function findNoticeToSend(db: Database | Trx, companyId: string, noticeId
 export async function storeNoticePdfOnce(db: Database, companyId: string, noticeId: string, pdf: Buffer): Promise<Buffer> {
   const stored = await db
     .updateTable('dunning_notices')
-    .set({ pdf: byteaValue(pdf), pdf_sha256: createHash('sha256').update(pdf).digest('hex') })
+    .set({ pdf, pdf_sha256: createHash('sha256').update(pdf).digest('hex') })
     .where('company_id', '=', companyId)
     .where('id', '=', noticeId)
     .where('pdf', 'is', null)

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { byteaAsBase64, byteaValue } from '../../db/bytes.ts';
+import { byteaAsBase64 } from '../../db/bytes.ts';
 import type { Database } from '../../db/connection.ts';
 import type { Trx } from '../../db/transaction.ts';
 
-// Stored documents (PDF, XML); bytes travel as base64 (db/bytes.ts).
+// Stored documents (PDF, XML); how their bytes travel: db/bytes.ts.
 
 export type InvoiceFiles = { pdf: Buffer; xml: Buffer | null };
 
@@ -16,7 +16,7 @@ export async function storeFiles(trx: Trx, companyId: string, invoiceId: string,
         company_id: companyId,
         invoice_id: invoiceId,
         kind: r.kind,
-        content: byteaValue(r.content),
+        content: r.content,
         sha256: createHash('sha256').update(r.content).digest('hex'),
       })),
     )
