@@ -79,6 +79,19 @@ describe('early rendering of issued invoices', () => {
     for (const invoice of [second, third]) assert.match((await storedDocument(invoice.id)).text, new RegExp(invoice.number));
   });
 
+  test('a replay renders nothing, and the next issue still takes its early rendering', async () => {
+    const key = newKey();
+    const body = invoiceBody('er-replay', { issue: true });
+    assert.equal((await postInvoice(t, body, key)).statusCode, 201);
+    const before = rendered.length;
+    const replay = await postInvoice(t, body, key);
+    assert.equal(replay.statusCode, 200);
+    assert.equal(rendered.length, before, 'a key answered before starts no rendering');
+    const next = await issue('er-after-replay');
+    assert.equal(rendered.length, before + 1, 'one rendering: the early one was taken');
+    assert.match((await storedDocument(next.id)).text, new RegExp(next.number));
+  });
+
   test('concurrent issues each store the document of their own number', async () => {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => issue(`er-par-${i}`)));
     const numbers = results.map((r) => r.number).sort();
@@ -110,10 +123,11 @@ describe('early rendering beside other requests in flight', () => {
       renders++;
       return { pdf: Buffer.from('%PDF'), xml: null };
     };
-    const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[1];
+    const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[2];
     earlyRenders.remember(company, customer, invoiceRangeKey('2026-11-21'), 1, null);
+    let keys = 0;
     const start = () => {
-      const early = earlyRenders.start(company.id, body, today, render);
+      const early = earlyRenders.start(company.id, `key-${++keys}`, body, today, render);
       assert.ok(early, 'the company, the customer and the next number are known');
       return early;
     };
@@ -144,5 +158,33 @@ describe('early rendering beside other requests in flight', () => {
     assert.equal(renders, 1);
     assert.ok(alone.rendering);
     alone.settle();
+  });
+
+  test('a key answered before starts nothing; a prediction no transaction drew is taken back when it settles', async () => {
+    const db = t.handle.db;
+    const company = await db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow();
+    const customer = await db.selectFrom('customers').selectAll().where('company_id', '=', t.company.companyId).executeTakeFirstOrThrow();
+    const earlyRenders = createEarlyRenders();
+    const today = () => '2026-11-21';
+    const predicted: string[] = [];
+    const render = async (doc: InvoiceDocument) => {
+      predicted.push(doc.number);
+      return { pdf: Buffer.from('%PDF'), xml: null };
+    };
+    const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[2];
+    earlyRenders.remember(company, customer, invoiceRangeKey('2026-11-21'), 7, null);
+
+    // A replay of a key this process has not seen: it predicts number 8, then nothing draws it.
+    earlyRenders.start(company.id, 'unseen-replay', body, today, render)!.settle();
+    earlyRenders.start(company.id, 'next', body, today, render)!.settle();
+    assert.deepEqual(
+      predicted.map((n) => n.slice(-5)),
+      ['00008', '00008'],
+      'the number the replay predicted is predicted again',
+    );
+
+    earlyRenders.answered(company.id, 'known');
+    assert.equal(earlyRenders.start(company.id, 'known', body, today, render), null);
+    assert.equal(predicted.length, 2, 'no rendering for a key with an answer');
   });
 });

@@ -36,18 +36,25 @@ export async function createInvoice(deps: InvoicingDeps, companyId: string, idem
   let early: EarlyRender | null = null;
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const earlier = await storedAnswer(deps.db, companyId, idempotencyKey, hash);
-      if (earlier) return { ...earlier, replayed: true };
+      // The early rendering starts first: the key's look-up runs beside it.
       if (body.issue === true && attempt === 0)
         early =
           deps.earlyRenders?.start(
             companyId,
+            idempotencyKey,
             body,
             (timeZone) => deps.clock.today(timeZone),
             (doc) => deps.render(doc),
           ) ?? null;
+      const earlier = await storedAnswer(deps.db, companyId, idempotencyKey, hash);
+      if (earlier) {
+        deps.earlyRenders?.answered(companyId, idempotencyKey);
+        return { ...earlier, replayed: true };
+      }
       try {
-        return await createOnce(deps, companyId, idempotencyKey, hash, body, early);
+        const created = await createOnce(deps, companyId, idempotencyKey, hash, body, early);
+        deps.earlyRenders?.answered(companyId, idempotencyKey);
+        return created;
       } catch (error) {
         if (!(error instanceof KeyClaimedElsewhere)) throw error;
         // Another request with this key committed first (or is running): read its answer.

@@ -24,21 +24,31 @@ import { linesWithoutProducts } from './resolve-lines.ts';
 // predictions made beside others in flight fare is counted per company, and while they
 // mostly miss only every 8th such request still predicts (to notice when they hit again).
 // A request alone in its number range always predicts.
+//
+// The early rendering starts before the request looks up its idempotency key, so that
+// look-up runs beside it too. A replay would waste that rendering: keys this process has
+// seen answered (the last 10,000 per process) start none. A replay this process has not
+// seen (after a restart, or answered by another process) costs one rendering on a render
+// thread, once; its prediction is taken back when it settles.
 
 export type EarlyRender = {
   /** The predicted document and its rendering; null when this request predicts nothing (see above). */
   doc: InvoiceDocument | null;
   rendering: Promise<InvoiceFiles> | null;
-  /** Call once when the request is over, issued or refused. */
+  /** Call once when the request is over, issued, refused or replayed. */
   settle(): void;
   /** Whether the prediction was taken (for predictions made beside others in flight). */
   taken(hit: boolean): void;
 };
 
 export type EarlyRenders = {
-  /** Starts rendering the predicted document of an issuing request; null when there is nothing to predict from. */
+  /**
+   * Starts rendering the predicted document of an issuing request; null when there is
+   * nothing to predict from or the idempotency key is known to be answered already.
+   */
   start(
     companyId: string,
+    idempotencyKey: string,
     body: CreateInvoiceBody,
     today: (timeZone: string) => string,
     render: (doc: InvoiceDocument) => Promise<InvoiceFiles>,
@@ -47,6 +57,8 @@ export type EarlyRenders = {
   take(early: EarlyRender | null, doc: InvoiceDocument): Promise<InvoiceFiles> | null;
   /** What an issuing transaction read and drew (`early`: its own early render, if any), for the next prediction. */
   remember(company: CompanyRow, customer: CustomerRow, rangeKey: string, drawnSeq: number, early: EarlyRender | null): void;
+  /** The idempotency key has an answer (stored now or found stored): its replays start no rendering. */
+  answered(companyId: string, idempotencyKey: string): void;
 };
 
 type Seen = {
@@ -65,15 +77,21 @@ const DECAY = 0.95;
 /** While predictions beside others mostly miss, one such request in this many still predicts. */
 const PROBE_EVERY = 8;
 
-/** `maxCompanies` × `maxCustomers` rows at most are kept (oldest dropped first). */
-export function createEarlyRenders(options: { maxCompanies?: number; maxCustomers?: number } = {}): EarlyRenders {
+/** `maxCompanies` × `maxCustomers` rows and `maxKeys` answered keys at most are kept (oldest dropped first). */
+export function createEarlyRenders(options: { maxCompanies?: number; maxCustomers?: number; maxKeys?: number } = {}): EarlyRenders {
   const maxCompanies = options.maxCompanies ?? 100;
   const maxCustomers = options.maxCustomers ?? 1000;
+  const maxKeys = options.maxKeys ?? 10_000;
   const seen = new Map<string, Seen>();
+  const answeredKeys = new Set<string>();
   const customerKey = (source: string, ref: string) => `${source}\u0000${ref}`;
+  const answerKey = (companyId: string, key: string) => `${companyId}\u0000${key}`;
+  /** Early renders whose prediction a transaction drew (remember), until they settle. */
+  const drawn = new WeakSet<EarlyRender>();
 
   return {
-    start(companyId, body, today, render) {
+    start(companyId, idempotencyKey, body, today, render) {
+      if (answeredKeys.has(answerKey(companyId, idempotencyKey))) return null;
       const memory = seen.get(companyId);
       const customer = memory?.customers.get(customerKey(body.customer.source, body.customer.external_ref));
       const lines = linesWithoutProducts(body);
@@ -104,14 +122,21 @@ export function createEarlyRenders(options: { maxCompanies?: number; maxCustomer
         beside.misses = beside.misses * DECAY + (hit ? 0 : 1);
       };
       let settled = false;
-      const settle = () => {
-        if (settled) return;
-        settled = true;
-        const left = (memory.inFlight.get(rangeKey) ?? 1) - 1;
-        if (left > 0) memory.inFlight.set(rangeKey, left);
-        else memory.inFlight.delete(rangeKey);
+      const early: EarlyRender = {
+        doc,
+        rendering,
+        taken,
+        settle() {
+          if (settled) return;
+          settled = true;
+          const left = (memory.inFlight.get(rangeKey) ?? 1) - 1;
+          if (left > 0) memory.inFlight.set(rangeKey, left);
+          else memory.inFlight.delete(rangeKey);
+          // No transaction drew this number (a replay, a refusal): the next request predicts it again.
+          if (!drawn.has(early) && memory.nextSeq.get(rangeKey) === seq + 1) memory.nextSeq.set(rangeKey, seq);
+        },
       };
-      return { doc, rendering, settle, taken };
+      return early;
     },
     take(early, doc) {
       if (!early?.rendering) return null;
@@ -120,6 +145,7 @@ export function createEarlyRenders(options: { maxCompanies?: number; maxCustomer
       return hit ? early.rendering : null;
     },
     remember(company, customer, rangeKey, drawnSeq, early) {
+      if (early) drawn.add(early);
       let memory = seen.get(company.id);
       if (!memory) {
         if (seen.size >= maxCompanies) seen.delete(seen.keys().next().value as string);
@@ -135,6 +161,12 @@ export function createEarlyRenders(options: { maxCompanies?: number; maxCustomer
       // (A refused request's prediction is never drawn: this puts the next one right.)
       const others = (memory.inFlight.get(rangeKey) ?? 0) - (early ? 1 : 0);
       memory.nextSeq.set(rangeKey, drawnSeq + 1 + Math.max(0, others));
+    },
+    answered(companyId, idempotencyKey) {
+      const key = answerKey(companyId, idempotencyKey);
+      if (answeredKeys.has(key)) return;
+      if (answeredKeys.size >= maxKeys) answeredKeys.delete(answeredKeys.values().next().value as string);
+      answeredKeys.add(key);
     },
   };
 }
