@@ -12,7 +12,8 @@ import { type PGlite, parse, type Results } from '@electric-sql/pglite';
 // message for `execProtocolStream`. Parameters go as text with type 0 ("unspecified"),
 // so PostgreSQL infers their types from the statement exactly as PGlite's query and
 // node-postgres (our PostgreSQL mode) let it; values are serialised like node-postgres
-// does. Statements are prepared under a name once per SQL text (a bounded LRU), later
+// does, bytes (Buffer, Uint8Array) too: in binary format, as they are (a stored PDF of
+// 40 KB then costs no hex text to write and none for PostgreSQL to parse). Statements are prepared under a name once per SQL text (a bounded LRU), later
 // executions only Bind/Execute: PostgreSQL's plan cache then skips parse analysis and,
 // after five runs, usually planning. Rows are parsed by PGlite's own `parseResults` with
 // the instance's parsers, and errors are PGlite's DatabaseError objects decorated as its
@@ -31,6 +32,16 @@ type Message = { name: string; status?: string };
 
 /** Thrown by the serialiser for values it does not handle: the caller falls back to pglite.query. */
 class Unsupported extends Error {}
+
+/** A parameter as sent: text, or bytes in binary format. */
+type Param = string | Uint8Array | null;
+
+/** A parameter like node-postgres sends it: bytes as they are (binary format), everything else as text. */
+function toParam(value: unknown): Param {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return toText(value);
+}
 
 /** A value as PostgreSQL text input, like node-postgres's prepareValue (Dates in UTC ISO form). */
 export function toText(value: unknown): string | null {
@@ -115,8 +126,15 @@ class Writer {
     this.buf[this.pos++] = 0;
   }
   /** A length-prefixed parameter value (-1 for NULL). */
-  value(s: string | null) {
+  value(s: Param) {
     if (s === null) return this.int32(-1);
+    if (typeof s !== 'string') {
+      this.#ensure(s.byteLength + 4);
+      this.buf.writeInt32BE(s.byteLength, this.pos);
+      this.buf.set(s, this.pos + 4);
+      this.pos += 4 + s.byteLength;
+      return;
+    }
     const length = Buffer.byteLength(s);
     this.#ensure(length + 4);
     this.buf.writeInt32BE(length, this.pos);
@@ -135,7 +153,7 @@ const E = 0x45; // Execute
 const S = 0x53; // Sync
 const C = 0x43; // Close
 
-function writeExchange(w: Writer, closes: readonly string[], parseAs: string | undefined, name: string, text: string, values: readonly (string | null)[]) {
+function writeExchange(w: Writer, closes: readonly string[], parseAs: string | undefined, name: string, text: string, values: readonly Param[]) {
   for (const closed of closes) {
     w.begin(C);
     w.byte(S); // 'S': a statement
@@ -152,7 +170,12 @@ function writeExchange(w: Writer, closes: readonly string[], parseAs: string | u
   w.begin(B);
   w.cstring(''); // unnamed portal
   w.cstring(name);
-  w.int16(0); // all parameters in text format
+  if (values.every((v) => typeof v === 'string' || v === null)) {
+    w.int16(0); // all parameters in text format
+  } else {
+    w.int16(values.length); // a format per parameter: bytes binary, the rest text
+    for (const v of values) w.int16(typeof v === 'string' || v === null ? 0 : 1);
+  }
   w.int16(values.length);
   for (const v of values) w.value(v);
   w.int16(0); // all result columns in text format
@@ -200,7 +223,7 @@ export function pgliteQuery(pglite: PGlite, options: PgliteQueryOptions = {}): P
   };
 
   /** One exchange; returns the backend's messages. Runs inside PGlite's query mutex. */
-  const exchange = async (sql: string, values: readonly (string | null)[], fresh: boolean) => {
+  const exchange = async (sql: string, values: readonly Param[], fresh: boolean) => {
     let name = fresh ? undefined : prepared.get(sql);
     let parseAs: string | undefined;
     if (name !== undefined) {
@@ -222,7 +245,9 @@ export function pgliteQuery(pglite: PGlite, options: PgliteQueryOptions = {}): P
     }
     const closes = toClose;
     toClose = [];
-    const w = new Writer(128 + sql.length * (parseAs === undefined ? 0 : 3) + values.length * 16 + closes.length * 24);
+    let bytes = 0;
+    for (const v of values) if (v !== null && typeof v !== 'string') bytes += v.byteLength;
+    const w = new Writer(128 + sql.length * (parseAs === undefined ? 0 : 3) + values.length * 16 + bytes + closes.length * 24);
     writeExchange(w, closes, parseAs, name, sql, values);
     const messages = (await pglite.execProtocolStream(w.bytes(), { syncToFs: false, throwOnError: false })) as unknown as Message[];
     if (parseAs) {
@@ -233,10 +258,10 @@ export function pgliteQuery(pglite: PGlite, options: PgliteQueryOptions = {}): P
   };
 
   const query = async <T>(sql: string, params: readonly unknown[]): Promise<Results<T>> => {
-    let values: (string | null)[];
+    let values: Param[];
     try {
       if (!pglite.ready || params.length > 65535 || sql.includes('/dev/blob')) throw new Unsupported('state');
-      values = params.map(toText);
+      values = params.map(toParam);
     } catch {
       // Anything unusual (a closed instance, COPY blobs, a value we do not serialise, an
       // invalid Date) goes the way it went before, with PGlite's behaviour and errors.
