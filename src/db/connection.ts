@@ -1,6 +1,7 @@
 import { PGlite, types } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { preparedPool } from './pg-prepared.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import { templateFor } from './pglite-template.ts';
 import type { DB } from './schema.ts';
@@ -43,11 +44,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       max: options.poolSize ?? 10,
       types: pgTypes,
     });
+    // Statements are prepared once per connection (pg-prepared.ts); each execution is
+    // still planned with its values, as PGlite does below. (A connection runs its queries
+    // in order: this comes first.)
+    pool.on('connect', (client) => {
+      client.query('set plan_cache_mode = force_custom_plan').catch(() => {});
+    });
     // An idle pooled connection can be closed by the server (restart, admin command). pg
     // reports that as an 'error' event, which would crash the process unhandled; the pool
     // drops the client and the next query opens a new connection.
     pool.on('error', (error) => options.onIdleError?.(error));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // biome-ignore lint/suspicious/noExplicitAny: the pool type of PostgresDialect is pg's; the adapter fits its used surface.
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedPool(pool) as any }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   const loadDataDir = options.loadDataDir ?? (options.dataDir ? templateFor(options.dataDir) : undefined);
