@@ -16,6 +16,7 @@ import type { AuthInput, AuthOutput } from './auth-overhead.ts';
 import { type BackgroundResult, backgroundTargets, measureBackgroundWork, renderBackground } from './background-work.ts';
 import type { CeilingInput, Target } from './ceiling.ts';
 import type { InvoiceLoadInput, InvoiceLoadOutput } from './invoices-load.ts';
+import type { PairedInput, PairedOutput } from './issue-paired.ts';
 import type { LoadInput, PrefillInput } from './load.ts';
 import { type BootstrapResult, bootstrap, killChildren, ROOT, residentMiB, runNode, startServer } from './processes.ts';
 import type { RenderInput, RenderOutput } from './render-alone.ts';
@@ -97,7 +98,8 @@ const runScenarios = <T>(name: string, input: object) =>
 
 /**
  * The createInvoice phase on the running server (load.ts's customer runs are over): the
- * invoice load in its own process, then, the server idle, the rendering alone in another.
+ * invoice load in its own process, then, the server idle, the rendering alone in another,
+ * then issuing requests and the rendering alone in turn (issue-paired.ts, the ratio).
  */
 async function measureInvoices(server: { url: string; pid: number }, boot: BootstrapResult, watch: { database?: string }): Promise<InvoiceResult> {
   const input: InvoiceLoadInput = {
@@ -115,7 +117,11 @@ async function measureInvoices(server: { url: string; pid: number }, boot: Boots
   const rendering = lastJsonLine<RenderOutput>(
     await runNode([script('render-alone.ts'), JSON.stringify(renderInput)], process.env, (durationS + warmupS) * 1000 + 60_000, 'inherit'),
   );
-  return { ...load.results, rendering };
+  const pairedInput: PairedInput = { url: server.url, apiKey: boot.api_key, duration: durationS, warmup: warmupS, tag: input.tag };
+  const paired = lastJsonLine<PairedOutput>(
+    await runNode([script('issue-paired.ts'), JSON.stringify(pairedInput)], process.env, (2 * durationS + warmupS) * 1000 + 60_000, 'inherit'),
+  );
+  return { ...load.results, rendering, paired };
 }
 
 /** Server start, memory, the API load, the invoice phase, then (server stopped) the ceiling and the auth cost. */
