@@ -112,22 +112,38 @@ describe('early rendering beside other requests in flight', () => {
   });
   after(() => t.close());
 
-  test('while predictions made beside others miss, only every 8th such request renders early; a lone request always does', async () => {
+  const TODAY = '2026-11-21';
+  /**
+   * An EarlyRenders that has seen the test customer's invoice number `seq` drawn, a
+   * renderer that records each predicted number, and what `start` needs besides a key.
+   */
+  async function seenIssue(seq: number) {
     const db = t.handle.db;
     const company = await db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow();
     const customer = await db.selectFrom('customers').selectAll().where('company_id', '=', t.company.companyId).executeTakeFirstOrThrow();
     const earlyRenders = createEarlyRenders();
-    const today = () => '2026-11-21';
-    let renders = 0;
-    const render = async () => {
-      renders++;
-      return { pdf: Buffer.from('%PDF'), xml: null };
-    };
+    earlyRenders.remember(company, customer, invoiceRangeKey(TODAY), seq, null);
+    const predicted: string[] = [];
     const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[2];
-    earlyRenders.remember(company, customer, invoiceRangeKey('2026-11-21'), 1, null);
+    const start = (key: string) =>
+      earlyRenders.start(
+        company.id,
+        key,
+        body,
+        () => TODAY,
+        async (doc) => {
+          predicted.push(doc.number);
+          return { pdf: Buffer.from('%PDF'), xml: null };
+        },
+      );
+    return { company, earlyRenders, predicted, start };
+  }
+
+  test('while predictions made beside others miss, only every 8th such request renders early; a lone request always does', async () => {
+    const { earlyRenders, predicted, start: startWith } = await seenIssue(1);
     let keys = 0;
     const start = () => {
-      const early = earlyRenders.start(company.id, `key-${++keys}`, body, today, render);
+      const early = startWith(`key-${++keys}`);
       assert.ok(early, 'the company, the customer and the next number are known');
       return early;
     };
@@ -136,47 +152,36 @@ describe('early rendering beside other requests in flight', () => {
     // (as when a PostgreSQL pool draws the numbers in another order).
     const lone = start();
     const beside = start();
-    assert.equal(renders, 2, 'with no misses seen yet, both predict');
+    assert.equal(predicted.length, 2, 'with no misses seen yet, both predict');
     const drawnElsewhere = { ...lone.doc!, number: 'RE-2026-99999' };
     assert.equal(earlyRenders.take(beside, drawnElsewhere), null);
     beside.settle();
 
     // Now the beside-predictions mostly miss: of 16 more requests beside `lone`, 2 render.
-    renders = 0;
+    predicted.length = 0;
     for (let i = 0; i < 16; i++) {
       const next = start();
       if (next.rendering) assert.equal(earlyRenders.take(next, drawnElsewhere), null);
       else assert.equal(earlyRenders.take(next, drawnElsewhere), null, 'nothing to take');
       next.settle();
     }
-    assert.equal(renders, 2);
+    assert.equal(predicted.length, 2);
     lone.settle();
 
     // Alone in its number range, a request predicts whatever happened beside others.
-    renders = 0;
+    predicted.length = 0;
     const alone = start();
-    assert.equal(renders, 1);
+    assert.equal(predicted.length, 1);
     assert.ok(alone.rendering);
     alone.settle();
   });
 
   test('a key answered before starts nothing; a prediction no transaction drew is taken back when it settles', async () => {
-    const db = t.handle.db;
-    const company = await db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow();
-    const customer = await db.selectFrom('customers').selectAll().where('company_id', '=', t.company.companyId).executeTakeFirstOrThrow();
-    const earlyRenders = createEarlyRenders();
-    const today = () => '2026-11-21';
-    const predicted: string[] = [];
-    const render = async (doc: InvoiceDocument) => {
-      predicted.push(doc.number);
-      return { pdf: Buffer.from('%PDF'), xml: null };
-    };
-    const body = invoiceBody('any', { issue: true }) as Parameters<EarlyRenders['start']>[2];
-    earlyRenders.remember(company, customer, invoiceRangeKey('2026-11-21'), 7, null);
+    const { company, earlyRenders, predicted, start } = await seenIssue(7);
 
     // A replay of a key this process has not seen: it predicts number 8, then nothing draws it.
-    earlyRenders.start(company.id, 'unseen-replay', body, today, render)!.settle();
-    earlyRenders.start(company.id, 'next', body, today, render)!.settle();
+    start('unseen-replay')!.settle();
+    start('next')!.settle();
     assert.deepEqual(
       predicted.map((n) => n.slice(-5)),
       ['00008', '00008'],
@@ -184,7 +189,7 @@ describe('early rendering beside other requests in flight', () => {
     );
 
     earlyRenders.answered(company.id, 'known');
-    assert.equal(earlyRenders.start(company.id, 'known', body, today, render), null);
+    assert.equal(start('known'), null);
     assert.equal(predicted.length, 2, 'no rendering for a key with an answer');
   });
 });
