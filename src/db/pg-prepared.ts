@@ -82,7 +82,8 @@ export function preparedPool(pool: pg.Pool, size = 200) {
       const code = (error as { code?: string }).code;
       if (code !== GONE && code !== STALE) throw error;
       session.names.delete(sql);
-      if (code === STALE) session.pending.push(name); // it still exists on the server
+      // A stale statement still exists on the server: deallocate it with the next one.
+      if (code === STALE) session.pending.push(name);
       else forgetParsed(client, name);
       // Inside a transaction the failure has aborted it: the caller sees the error.
       if (transactionStatus(client) !== 'I') throw error;
