@@ -26,7 +26,6 @@ const STALE = '0A000';
 
 let counter = 0;
 
-/** The part of a pg pool client Kysely uses. */
 type Client = pg.PoolClient;
 
 /** Forgets the client-side record of a named statement (node-postgres keeps one per name). */

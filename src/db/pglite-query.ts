@@ -13,11 +13,12 @@ import { type PGlite, parse, type Results } from '@electric-sql/pglite';
 // so PostgreSQL infers their types from the statement exactly as PGlite's query and
 // node-postgres (our PostgreSQL mode) let it; values are serialised like node-postgres
 // does, bytes (Buffer, Uint8Array) too: in binary format, as they are (a stored PDF of
-// 40 KB then costs no hex text to write and none for PostgreSQL to parse). Statements are prepared under a name once per SQL text (a bounded LRU), later
-// executions only Bind/Execute: PostgreSQL's plan cache then skips parse analysis and,
-// after five runs, usually planning. Rows are parsed by PGlite's own `parseResults` with
-// the instance's parsers, and errors are PGlite's DatabaseError objects decorated as its
-// query decorates them, so callers see exactly what `pglite.query` returned or threw.
+// 40 KB then costs no hex text to write and none for PostgreSQL to parse). Statements
+// are prepared under a name once per SQL text (a bounded LRU), later executions only
+// Bind/Execute: PostgreSQL then skips parse analysis (plans are still made per execution,
+// force_custom_plan in connection.ts). Rows are parsed by PGlite's own `parseResults`
+// with the instance's parsers, and errors are PGlite's DatabaseError objects decorated as
+// its query decorates them, so callers see exactly what `pglite.query` returned or threw.
 //
 // Prepared statements are session objects, not transactional: a ROLLBACK does not drop
 // them. A Parse that fails (syntax error, aborted transaction) creates nothing, so a name

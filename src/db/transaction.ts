@@ -20,9 +20,9 @@ function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Runs `work` in one transaction. A serialization failure, deadlock, unique violation, stale
- * prepared statement or RetryTransaction rolls back and runs it again, a few times with a short random pause;
- * when retries are exhausted the caller gets 409 conflict_retry.
+ * Runs `work` in one transaction. A serialization failure, deadlock, unique violation,
+ * stale prepared statement or RetryTransaction rolls back and runs it again, a few times
+ * with a short random pause; when retries are exhausted the caller gets 409 conflict_retry.
  */
 export async function inTransaction<T>(db: Database, work: (trx: Trx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
