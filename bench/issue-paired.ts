@@ -120,6 +120,7 @@ async function turns(seconds: number, requests?: number[], renders?: number[]): 
 
 await turns(input.warmup);
 errors = 0;
+firstError = undefined;
 const requests: number[] = [];
 const renders: number[] = [];
 // Twice the duration: each side runs half of the time.
