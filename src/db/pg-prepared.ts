@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isGoneStatement, isStalePlan, mayChangeSchema } from './prepared-statements.ts';
 
 // node-postgres sends every statement unnamed: PostgreSQL parses and analyses the text
 // anew each time. Kysely's statements repeat (the same text, other values), so this pool
@@ -17,12 +18,6 @@ import type pg from 'pg';
 // recently used one is deallocated to make room.
 
 type Prepared = { names: Map<string, string>; pending: string[] };
-
-// Parameterless statements that cannot change the schema (as in pglite-dialect.ts).
-const SCHEMA_SAFE = /^\s*(?:begin|start\s+transaction|commit|end|rollback|savepoint|release|select|insert|update|delete|with|values|show)\b[^;]*;?\s*$/i;
-const GONE = '26000';
-/** "cached plan must not change result type" */
-const STALE = '0A000';
 
 let counter = 0;
 
@@ -46,7 +41,7 @@ export function preparedPool(pool: pg.Pool, size = 200) {
     // In a failed transaction every statement fails until ROLLBACK: keep the housekeeping for later.
     const failed = transactionStatus(client) === 'E';
     if (parameters.length === 0) {
-      if (!failed && !SCHEMA_SAFE.test(sql) && (session.names.size > 0 || session.pending.length > 0)) {
+      if (!failed && mayChangeSchema(sql) && (session.names.size > 0 || session.pending.length > 0)) {
         for (const name of [...session.names.values(), ...session.pending]) forgetParsed(client, name);
         session.names.clear();
         session.pending = [];
@@ -78,11 +73,11 @@ export function preparedPool(pool: pg.Pool, size = 200) {
     try {
       return await client.query({ name, text: sql, values: parameters as unknown[] });
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== GONE && code !== STALE) throw error;
+      const stale = isStalePlan(error);
+      if (!stale && !isGoneStatement(error)) throw error;
       session.names.delete(sql);
       // A stale statement still exists on the server: deallocate it with the next one.
-      if (code === STALE) session.pending.push(name);
+      if (stale) session.pending.push(name);
       else forgetParsed(client, name);
       // Inside a transaction the failure has aborted it: the caller sees the error.
       if (transactionStatus(client) !== 'I') throw error;

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { PostgresDialect } from 'kysely';
 import { pgliteQuery } from './pglite-query.ts';
+import { mayChangeSchema } from './prepared-statements.ts';
 
 // Kysely's PostgresDialect talks to a pg-style pool. PGlite is a single in-process
 // connection, so this adapter hands it out exclusively: a transaction holds it from
@@ -15,11 +16,6 @@ function commandOf(sql: string): QueryResult['command'] {
   const word = /^\s*(?:with\b[\s\S]*?\)\s*)?(\w+)/i.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
   return (['UPDATE', 'DELETE', 'INSERT', 'MERGE'].includes(word) ? word : 'SELECT') as QueryResult['command'];
 }
-
-// Parameterless statements that cannot change the schema; any other (migrations, DDL,
-// DISCARD, SET …, several statements in one text) makes the prepared statements be
-// dropped, as a schema change can leave them unusable.
-const SCHEMA_SAFE = /^\s*(?:begin|start\s+transaction|commit|end|rollback|savepoint|release|select|insert|update|delete|with|values|show)\b[^;]*;?\s*$/i;
 
 export function pgliteDialect(pglite: PGlite): PostgresDialect {
   const fast = pgliteQuery(pglite);
@@ -42,7 +38,7 @@ export function pgliteDialect(pglite: PGlite): PostgresDialect {
         async query(sql: string, parameters: readonly unknown[]): Promise<QueryResult> {
           if (parameters.length === 0) {
             // Parameterless text may hold several statements (migrations): simple protocol.
-            if (!SCHEMA_SAFE.test(sql)) fast.forget();
+            if (mayChangeSchema(sql)) fast.forget();
             const results = await pglite.exec(sql);
             const last = results[results.length - 1];
             return { command: commandOf(sql), rowCount: last?.affectedRows ?? 0, rows: last?.rows ?? [] };

@@ -1,4 +1,5 @@
 import { type PGlite, parse, type Results } from '@electric-sql/pglite';
+import { isGoneStatement, isStalePlan } from './prepared-statements.ts';
 
 // Why this exists: PGlite's own `query(sql, params)` makes six separate calls into the
 // WebAssembly backend per statement (Parse; Describe statement, to learn the parameter
@@ -207,8 +208,6 @@ export type PgliteQuery = {
   stats(): { prepared: number; fallbacks: number };
 };
 
-const STALE_PLAN = 'cached plan must not change result type';
-
 // Statement names are unique in the process, so several instances on one PGlite never collide.
 let counter = 0;
 
@@ -273,7 +272,7 @@ export function pgliteQuery(pglite: PGlite, options: PgliteQueryOptions = {}): P
       let { messages, reused } = await exchange(sql, values, false);
       let error = messages.find((m) => m.name === 'error') as DatabaseError | undefined;
       const status = (messages.findLast((m) => m.name === 'readyForQuery') as Message | undefined)?.status;
-      if (error && reused && (error.code === '26000' || error.message === STALE_PLAN)) {
+      if (error && reused && (isGoneStatement(error) || isStalePlan(error))) {
         // Our prepared statement is gone or stale: drop it; outside a transaction nothing
         // happened, so prepare it afresh and run it once more.
         const name = prepared.get(sql);

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { AppError, RetryTransaction } from '../shared/errors.ts';
 import type { Database } from './connection.ts';
+import { isStalePlan } from './prepared-statements.ts';
 import type { DB } from './schema.ts';
 
 export type Trx = Transaction<DB>;
@@ -9,14 +10,13 @@ export type Trx = Transaction<DB>;
 const RETRYABLE = new Set(['40001', '40P01', '23505']);
 const MAX_ATTEMPTS = 5;
 
-// A prepared statement whose result columns a schema change altered (migrations run by
-// another process): it is prepared afresh when the transaction runs again.
-const STALE_PLAN = 'cached plan must not change result type';
-
 function isRetryable(error: unknown): boolean {
   if (error instanceof RetryTransaction) return true;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return typeof code === 'string' && (RETRYABLE.has(code) || (code === '0A000' && message === STALE_PLAN));
+  // A stale prepared statement (a schema change by another process, e.g. migrations) is
+  // prepared afresh when the transaction runs again.
+  if (isStalePlan(error)) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE.has(code);
 }
 
 /**
