@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Database } from '../db/connection.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
+import { isCalendarDate } from '../shared/dates.ts';
 import type { Sealer } from '../shared/secrets.ts';
 import { type CommandIo, UsageError } from './io.ts';
 
@@ -59,9 +60,7 @@ export function printResult(io: CommandIo, json: boolean, result: unknown, text:
   io.out(json ? JSON.stringify(result) : text);
 }
 
-export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export function dateFlag(value: string, name: string): string {
-  if (!ISO_DATE.test(value) || Number.isNaN(Date.parse(value))) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${value}`);
+  if (!isCalendarDate(value)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${value}`);
   return value;
 }

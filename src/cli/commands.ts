@@ -191,11 +191,20 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       await import('../modules/dunning/index.ts');
       const ownMailer = !ctx.mailer && ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const mailer = ctx.mailer ?? ownMailer;
+      // What the run logs (a stale Basiszinssatz, a task or job that failed) is shown, not
+      // dropped: on stderr as it happens to be read, and in the summary as `warnings`.
+      const warnings: string[] = [];
       const summary = await runDueWork(
         { db: ctx.db, clock, webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }), ...(mailer ? { mailer } : {}) },
-        { ...(asOf ? { asOf } : {}), ...(typeof values.company === 'string' ? { companyId: values.company } : {}) },
+        {
+          ...(asOf ? { asOf } : {}),
+          ...(typeof values.company === 'string' ? { companyId: values.company } : {}),
+          log: (message) => warnings.push(message),
+        },
       ).finally(() => ownMailer?.close());
-      print(io, Boolean(values.json), summary, JSON.stringify(summary, null, 2));
+      for (const warning of warnings) io.err(`kontor: ${warning}`);
+      const result = { ...summary, warnings };
+      print(io, Boolean(values.json), result, JSON.stringify(result, null, 2));
       return 0;
     }
     case 'export datev': {
@@ -219,7 +228,8 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
         io.err(`kontor: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         return 1;
       }
-      print(io, Boolean(values.json), { file, bookings: result.bookings }, `${file}\n${result.bookings} booking(s)`);
+      for (const warning of result.warnings) io.err(`kontor: warning: ${warning}`);
+      print(io, Boolean(values.json), { file, bookings: result.bookings, warnings: result.warnings }, `${file}\n${result.bookings} booking(s)`);
       return 0;
     }
     default: {

@@ -1,7 +1,8 @@
 import { BANK_COMMANDS } from './bank-commands.ts';
 import type { ModuleCommand } from './command-kit.ts';
+import { PERIOD_COMMANDS } from './period-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 // Commands that modules add to `kontor`. Each module keeps its handlers in a file of
 // its own next to this one (e.g. bank-commands.ts) and lists them here.
-export const MODULE_COMMANDS: ModuleCommand[] = [...WEBHOOK_COMMANDS, ...BANK_COMMANDS];
+export const MODULE_COMMANDS: ModuleCommand[] = [...WEBHOOK_COMMANDS, ...BANK_COMMANDS, ...PERIOD_COMMANDS];

@@ -36,9 +36,17 @@ export interface PeriodLocksTable {
   locked_until: string;
   updated_at: Timestamp;
 }
+export interface PeriodLockHistoryTable {
+  company_id: string;
+  locked_until: string;
+  previous_until: string | null;
+  locked_at: Timestamp;
+  locked_by: string | null;
+}
 
 export type BookkeepingTables = {
   journal_entries: JournalEntriesTable;
   journal_lines: JournalLinesTable;
   period_locks: PeriodLocksTable;
+  period_lock_history: PeriodLockHistoryTable;
 };

@@ -68,6 +68,15 @@ export interface CompaniesTable {
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
   eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Payee name of the bank account (BT-85); null = the company's name. */
+  account_holder: string | null;
+  register_court: string | null;
+  register_number: string | null;
+  managing_directors: ColumnType<string[], string[] | undefined, string[]>;
+  datev_consultant_number: number | null;
+  datev_client_number: number | null;
+  /** MM-DD, the first day of the fiscal year. */
+  fiscal_year_start: ColumnType<string, string | undefined, string>;
   /** The dunning policy from the company file (modules/dunning/policy.ts); null = defaults. */
   dunning: Json<DunningPolicy | null> | null;
   created_at: Timestamp;

@@ -2,6 +2,7 @@ import type { Database } from '../db/connection.ts';
 import { inTransaction, type Trx } from '../db/transaction.ts';
 import { AdminError } from '../modules/access/admin-error.ts';
 import type { Clock } from '../shared/clock.ts';
+import { isCalendarDate } from '../shared/dates.ts';
 import type { JobLog } from './registry.ts';
 
 // Daily tasks run once per company and local calendar day. The scheduler_runs row that
@@ -58,14 +59,11 @@ export type RunDailyTasksOptions = {
   registry?: DailyTaskRegistry;
 };
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** Runs every daily task for every company (or the one given) unless it already ran for that date. */
 export async function runDailyTasks(db: Database, clock: Clock, options: RunDailyTasksOptions = {}): Promise<Record<string, DailyTaskTally>> {
   const log = options.log ?? (() => {});
   const tasks = (options.registry ?? dailyTaskRegistry).entries();
-  if (options.asOf !== undefined && !(ISO_DATE.test(options.asOf) && !Number.isNaN(Date.parse(options.asOf))))
-    throw new Error(`asOf must be a date YYYY-MM-DD, got ${options.asOf}`);
+  if (options.asOf !== undefined && !isCalendarDate(options.asOf)) throw new Error(`asOf must be a date YYYY-MM-DD, got ${options.asOf}`);
 
   const companies = await db
     .selectFrom('companies')

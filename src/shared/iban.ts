@@ -1,58 +1,28 @@
-// IBAN checks (ISO 13616): country length table for SEPA countries, MOD 97 = 1.
+// Bank account checks through ibantools: the IBAN (ISO 13616) with the length and BBAN
+// format of its country, MOD 97-10 and, where the country has one, the national check
+// digit; the BIC (ISO 9362) with its shape and a known country.
+import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 
-const LENGTHS: Record<string, number> = {
-  AD: 24,
-  AT: 20,
-  BE: 16,
-  BG: 22,
-  CH: 21,
-  CY: 28,
-  CZ: 24,
-  DE: 22,
-  DK: 18,
-  EE: 20,
-  ES: 24,
-  FI: 18,
-  FR: 27,
-  GB: 22,
-  GI: 23,
-  GR: 27,
-  HR: 21,
-  HU: 28,
-  IE: 22,
-  IS: 26,
-  IT: 27,
-  LI: 21,
-  LT: 20,
-  LU: 20,
-  LV: 21,
-  MC: 27,
-  MT: 31,
-  NL: 18,
-  NO: 15,
-  PL: 28,
-  PT: 25,
-  RO: 24,
-  SE: 24,
-  SI: 19,
-  SK: 24,
-  SM: 27,
-  VA: 22,
-};
-
+/** The electronic form: no whitespace or dashes, upper case (as stored and compared). */
 export function normalizeIban(raw: string): string {
-  return raw.replace(/\s+/g, '').toUpperCase();
+  return electronicFormatIBAN(raw.replace(/\s/g, '')) ?? '';
 }
 
+/**
+ * True for an IBAN in its electronic form (see `normalizeIban`) that ibantools accepts. A
+ * Swiss QR-IBAN is refused: it takes only payments with a QR reference, which a German
+ * invoice's transfer does not carry.
+ */
 export function isValidIban(iban: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(iban)) return false;
-  const expected = LENGTHS[iban.slice(0, 2)];
-  if (expected !== undefined && iban.length !== expected) return false;
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const ch of rearranged) {
-    const value = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
-    for (const digit of value) remainder = (remainder * 10 + Number(digit)) % 97;
-  }
-  return remainder === 1;
+  return isValidIBAN(iban, { allowQRIBAN: false });
+}
+
+/** The stored form of a BIC: no whitespace, upper case. */
+export function normalizeBic(raw: string): string {
+  return raw.replace(/\s/g, '').toUpperCase();
+}
+
+/** True for an 8- or 11-character BIC in upper case whose country (characters 5–6) ibantools knows. */
+export function isValidBic(bic: string): boolean {
+  return bic === bic.toUpperCase() && isValidBIC(bic);
 }

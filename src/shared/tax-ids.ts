@@ -1,63 +1,116 @@
-// Format checks of VAT IDs (german-rules §2.5) and Leitweg-IDs (§3.11). A passing
-// format does not prove a VAT ID exists (that is a VIES/BZSt question).
+// Checks of VAT IDs (german-rules §2.5) and Leitweg-IDs (§3.11). VAT IDs go through jsvat:
+// the format and check digits of every EU member state, GB and (on the GB rule) XI, and
+// the Swiss UID. A passing check does not prove a VAT ID exists (a VIES/BZSt question).
+import {
+  austria,
+  belgium,
+  bulgaria,
+  type Country,
+  checkVAT,
+  croatia,
+  cyprus,
+  czechRepublic,
+  denmark,
+  estonia,
+  finland,
+  france,
+  germany,
+  greece,
+  hungary,
+  ireland,
+  italy,
+  latvia,
+  lithuania,
+  luxembourg,
+  malta,
+  netherlands,
+  poland,
+  portugal,
+  romania,
+  slovakiaRepublic,
+  slovenia,
+  spain,
+  sweden,
+  switzerland,
+  unitedKingdom,
+} from 'jsvat';
 
-const VAT_ID_FORMATS: Record<string, RegExp> = {
-  AT: /^ATU\d{8}$/,
-  BE: /^BE[01]\d{9}$/,
-  BG: /^BG\d{9,10}$/,
-  CY: /^CY\d{8}[A-Z]$/,
-  CZ: /^CZ\d{8,10}$/,
-  DE: /^DE[1-9]\d{8}$/,
-  DK: /^DK\d{8}$/,
-  EE: /^EE\d{9}$/,
-  EL: /^EL\d{9}$/,
-  ES: /^ES[A-Z0-9]\d{7}[A-Z0-9]$/,
-  FI: /^FI\d{8}$/,
-  FR: /^FR[0-9A-HJ-NP-Z]{2}\d{9}$/,
-  HR: /^HR\d{11}$/,
-  HU: /^HU\d{8}$/,
-  IE: /^IE(\d{7}[A-Z]{1,2}|\d[A-Z+*]\d{5}[A-Z])$/,
-  IT: /^IT\d{11}$/,
-  LT: /^LT(\d{9}|\d{12})$/,
-  LU: /^LU\d{8}$/,
-  LV: /^LV\d{11}$/,
-  MT: /^MT\d{8}$/,
-  NL: /^NL\d{9}B\d{2}$/,
-  PL: /^PL\d{10}$/,
-  PT: /^PT\d{9}$/,
-  RO: /^RO\d{2,10}$/,
-  SE: /^SE\d{10}01$/,
-  SI: /^SI\d{8}$/,
-  SK: /^SK\d{10}$/,
-  XI: /^XI(\d{9}|\d{12}|GD\d{3}|HA\d{3})$/,
+/**
+ * Belgium numbers its enterprises from 1 000 000 000 since the 0-block ran out (2023);
+ * jsvat 2.5.4 still refuses them (jsvat issues #129, #135). The 1-block keeps the MOD 97
+ * rule of the 0-block, and the 0-block stays with jsvat's own check.
+ */
+const belgiumBothBlocks: Country = {
+  ...belgium,
+  calcFn: (digits) => (digits.startsWith('1') ? 97 - (Number(digits.slice(0, 8)) % 97) === Number(digits.slice(8)) : belgium.calcFn(digits)),
+  rules: { ...belgium.rules, regex: [/^(BE)([01]\d{9})$/] },
 };
 
-/** Upper case without spaces, dots or dashes: the form printed on invoices. */
+/** The jsvat rule for each VAT ID prefix: the 27 member states (Greece as EL) and the United Kingdom. */
+const VAT_ID_RULES: Record<string, Country> = {
+  AT: austria,
+  BE: belgiumBothBlocks,
+  BG: bulgaria,
+  CY: cyprus,
+  CZ: czechRepublic,
+  DE: germany,
+  DK: denmark,
+  EE: estonia,
+  EL: greece,
+  ES: spain,
+  FI: finland,
+  FR: france,
+  GB: unitedKingdom,
+  HR: croatia,
+  HU: hungary,
+  IE: ireland,
+  IT: italy,
+  LT: lithuania,
+  LU: luxembourg,
+  LV: latvia,
+  MT: malta,
+  NL: netherlands,
+  PL: poland,
+  PT: portugal,
+  RO: romania,
+  SE: sweden,
+  SI: slovenia,
+  SK: slovakiaRepublic,
+};
+
+const SWISS_UID = /^CHE(\d{3})(\d{3})(\d{3})(MWST|TVA|IVA)?$/;
+
+/**
+ * The form printed on invoices: upper case without spaces, dots or dashes; a Swiss UID
+ * as the Swiss print it, `CHE-123.456.789 MWST` (suffix MWST, TVA or IVA kept as given,
+ * none when none was given).
+ */
 export function normalizeVatId(raw: string): string {
-  return raw.replace(/[\s.-]/g, '').toUpperCase();
+  const compact = raw.replace(/[\s.-]/g, '').toUpperCase();
+  const swiss = SWISS_UID.exec(compact);
+  if (!swiss) return compact;
+  return `CHE-${swiss[1]}.${swiss[2]}.${swiss[3]}${swiss[4] ? ` ${swiss[4]}` : ''}`;
 }
 
-/** ISO 7064 MOD 11,10 over the 8 leading digits of a German USt-IdNr. */
-function germanCheckDigitOk(digits: string): boolean {
-  let product = 10;
-  for (let i = 0; i < 8; i++) {
-    let sum = (Number(digits[i]) + product) % 10;
-    if (sum === 0) sum = 10;
-    product = (2 * sum) % 11;
-  }
-  let check = 11 - product;
-  if (check === 10) check = 0;
-  return check === Number(digits[8]);
+/** True for a Swiss UID in its normal form (see `normalizeVatId`) with a right check digit (MOD 11, eCH-0097). */
+export function isSwissVatId(vatId: string): boolean {
+  return vatId.startsWith('CHE-') && normalizeVatId(vatId) === vatId && checkVAT(vatId, [switzerland]).isValid;
 }
 
-/** True when the (normalised) VAT ID has its member state's format (and, for DE, check digit). */
-export function isPlausibleVatId(vatId: string): boolean {
-  const format = VAT_ID_FORMATS[vatId.slice(0, 2)];
-  if (format) {
-    if (!format.test(vatId)) return false;
-    return vatId.startsWith('DE') ? germanCheckDigitOk(vatId.slice(2)) : true;
-  }
-  // Outside the EU (CHE-…, GB…, NO…MVA): letters prefix and 2–13 further characters.
+/**
+ * True when the normalised VAT ID has its issuing state's format and check digits. A Swiss
+ * UID counts only for a party in Switzerland (`countryCode` CH), and a party there needs
+ * one; an ID of another country outside the EU (NO…MVA, US…) keeps a shape check only.
+ */
+export function isPlausibleVatId(vatId: string, countryCode?: string | null): boolean {
+  if (normalizeVatId(vatId) !== vatId) return false;
+  if (countryCode === 'CH' || vatId.startsWith('CHE')) return countryCode === 'CH' && isSwissVatId(vatId);
+  const rule = VAT_ID_RULES[vatId.slice(0, 2)];
+  if (rule) return checkVAT(vatId, [rule]).isValid;
+  // Northern Ireland (XI) numbers are UK VAT numbers under another prefix; jsvat knows only GB.
+  if (vatId.startsWith('XI')) return checkVAT(`GB${vatId.slice(2)}`, [unitedKingdom]).isValid;
+  // A Greek VAT ID starts with EL, never with the ISO code GR.
+  if (EU_COUNTRIES.has(vatId.slice(0, 2))) return false;
   return /^[A-Z]{2}[0-9A-Z+*]{2,13}$/.test(vatId);
 }
 

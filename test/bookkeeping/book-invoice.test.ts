@@ -84,7 +84,7 @@ describe('bookInvoice', () => {
     assert.equal(entry.document_type, 'invoice');
     assert.equal(entry.document_number, 'RE-2026-00900');
     assert.equal(entry.service_date, '2026-04-28');
-    assert.equal(entry.counterparty_vat_id, 'ATU12345678');
+    assert.equal(entry.counterparty_vat_id, 'ATU58219378');
     assert.equal(entry.chart, 'SKR03');
     assert.match(entry.description, /^Rechnung RE-2026-00900 Müller GmbH$/);
   });

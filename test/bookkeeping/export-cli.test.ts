@@ -40,7 +40,7 @@ describe('kontor export datev', () => {
     assert.equal(content.split('\r\n').length, 5);
   });
 
-  test('--out relative to the current directory, --json answers {file, bookings}', async () => {
+  test('--out relative to the current directory, --json answers {file, bookings, warnings}', async () => {
     const io = bufferIo();
     const code = await runCommand(
       ['export', 'datev', '--company', companyId, '--from', '2026-02-01', '--to', '2026-02-28', '--out', 'februar.csv', '--json'],
@@ -48,7 +48,11 @@ describe('kontor export datev', () => {
       ctx,
     );
     assert.equal(code, 0, io.stderr);
-    assert.deepEqual(JSON.parse(io.stdout), { file: path.join(dir, 'februar.csv'), bookings: 2 });
+    const answer = JSON.parse(io.stdout);
+    assert.deepEqual({ file: answer.file, bookings: answer.bookings }, { file: path.join(dir, 'februar.csv'), bookings: 2 });
+    // The test company has no DATEV numbers: said on stderr and in the answer.
+    assert.equal(answer.warnings.length, 1);
+    assert.match(io.stderr, /warning: the company has no DATEV consultant and client number/);
     assert.ok(existsSync(path.join(dir, 'februar.csv')));
   });
 

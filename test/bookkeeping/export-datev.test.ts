@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import iconv from 'iconv-lite';
 import type { DatabaseHandle } from '../../src/db/connection.ts';
-import { BookkeepingError, createDatevExport, exportDatevBuchungsstapel } from '../../src/modules/bookkeeping/index.ts';
+import { updateCompany } from '../../src/modules/access/index.ts';
+import { BookkeepingError, createDatevExport, exportDatevBuchungsstapel, lockPeriod } from '../../src/modules/bookkeeping/index.ts';
+import { fixedClock } from '../../src/shared/clock.ts';
 import { testDatabase } from '../helpers/database.ts';
-import { book, bookkeepingCompany, invoiceDocument, splitDatevLine, stornoOf } from './fixtures.ts';
+import { book, bookkeepingCompany, invoiceDocument, sealer, splitDatevLine, stornoOf } from './fixtures.ts';
 
 const NOW = new Date('2026-11-21T10:00:00.123Z');
 
@@ -56,7 +58,7 @@ describe('exportDatevBuchungsstapel', () => {
     assert.equal(content.replaceAll('\r\n', '').includes('\n'), false);
   });
 
-  test('the header line has 31 fields: EXTF 700, category 21 Buchungsstapel 13, Berater 1001, Mandant 1, fiscal year, period, SKR', () => {
+  test('the header line has 31 fields: EXTF 700, category 21 Buchungsstapel 13, DATEV test Berater 1001 / Mandant 1 without settings, fiscal year, period, SKR', () => {
     const header = lines[0]!.split(';');
     assert.equal(header.length, 31);
     assert.deepEqual(header.slice(0, 5), ['"EXTF"', '700', '21', '"Buchungsstapel"', '13']);
@@ -68,6 +70,7 @@ describe('exportDatevBuchungsstapel', () => {
     assert.equal(header[14], '20260101');
     assert.equal(header[15], '20261231');
     assert.equal(header[18], '1', 'booking type FiBu');
+    assert.equal(header[20], '0', 'no Festschreibung: nothing is locked');
     assert.equal(header[21], '"EUR"');
     assert.equal(header[26], '"03"');
   });
@@ -118,7 +121,7 @@ describe('exportDatevBuchungsstapel', () => {
   test('reverse charge: net to 8336 with the buyer VAT ID; quotes in the text are doubled; Buchungstext at most 60 characters', () => {
     const row = data.find((r) => r[10] === 'RE-2026-00003')!;
     assert.deepEqual([row[0], row[1], row[6], row[7], row[8], row[9]], ['2500,00', 'S', '10001', '8336', '', '3004']);
-    assert.equal(row[39], 'ATU12345678');
+    assert.equal(row[39], 'ATU58219378');
     assert.equal(row[13], 'Rechnung RE-2026-00003 Österreich "Süd" GmbH');
     assert.ok(lines[6]!.includes('"Rechnung RE-2026-00003 Österreich ""Süd"" GmbH"'));
     assert.ok(data.every((r) => r[13]!.length <= 60));
@@ -165,5 +168,58 @@ describe('exportDatevBuchungsstapel', () => {
       exportDatevBuchungsstapel(handle.db, 'cmp_unknown', { from: '2026-01-01', to: '2026-01-31' }),
       (e: unknown) => e instanceof BookkeepingError && e.code === 'company_not_found',
     );
+  });
+
+  test('without DATEV numbers the export warns that the header carries the test numbers', async () => {
+    const result = await createDatevExport(handle.db, skr03, { from: '2026-12-01', to: '2026-12-31', now: NOW });
+    assert.equal(result.warnings.length, 1);
+    assert.match(result.warnings[0]!, /no DATEV consultant and client number.*1001\/1/);
+  });
+});
+
+describe('DATEV header from the company settings', () => {
+  let handle: DatabaseHandle;
+  let companyId: string;
+  const header = async (from: string, to: string) =>
+    iconv
+      .decode(await exportDatevBuchungsstapel(handle.db, companyId, { from, to, now: NOW }), 'win1252')
+      .split('\r\n')[0]!
+      .split(';');
+
+  before(async () => {
+    handle = await testDatabase();
+    companyId = await bookkeepingCompany(handle, 'SKR03');
+    await updateCompany(
+      handle.db,
+      fixedClock('2026-11-21T10:00:00Z'),
+      sealer,
+      companyId,
+      JSON.stringify({ datev_consultant_number: 4711, datev_client_number: '12345', fiscal_year_start: '07-01' }),
+    );
+    await book(handle, companyId, 'SKR03', invoiceDocument({ number: 'RE-2026-00001', issueDate: '2026-03-05' }), 'inv_1');
+  });
+  after(() => handle.close());
+
+  test('carries the consultant and client numbers and the start of the fiscal year that holds the range', async () => {
+    const fields = await header('2025-07-01', '2026-06-30');
+    assert.deepEqual([fields[10], fields[11], fields[12], fields[14], fields[15]], ['4711', '12345', '20250701', '20250701', '20260630']);
+    const result = await createDatevExport(handle.db, companyId, { from: '2025-07-01', to: '2026-06-30', now: NOW });
+    assert.equal(result.bookings, 2, 'the March invoice lies in the fiscal year 2025/26');
+    assert.deepEqual(result.warnings, []);
+    assert.equal((await header('2026-07-01', '2026-07-31'))[12], '20260701');
+  });
+
+  test('refuses a range across the fiscal-year start, not across the calendar year', async () => {
+    await assert.rejects(
+      exportDatevBuchungsstapel(handle.db, companyId, { from: '2026-06-01', to: '2026-07-31' }),
+      (e: unknown) => e instanceof BookkeepingError && e.code === 'invalid_range' && /starts on 07-01/.test(e.message),
+    );
+    assert.equal((await header('2025-12-01', '2026-01-31'))[12], '20250701', 'December to January lies in one fiscal year');
+  });
+
+  test('Festschreibung 1 once the whole range lies in a locked period, 0 while part of it is open', async () => {
+    await lockPeriod(handle.db, fixedClock('2026-11-21T10:00:00Z'), { companyId, until: '2026-03-31' });
+    assert.equal((await header('2026-03-01', '2026-03-31'))[20], '1');
+    assert.equal((await header('2026-03-01', '2026-04-30'))[20], '0');
   });
 });

@@ -93,7 +93,7 @@ export function invoiceDocument(options: DocOptions = {}): InvoiceDocument {
     buyer: {
       ...party,
       name: options.buyerName ?? 'Müller GmbH',
-      vatId: options.buyerVatId === undefined ? (verdict === 'reverse_charge' ? 'ATU12345678' : null) : options.buyerVatId,
+      vatId: options.buyerVatId === undefined ? (verdict === 'reverse_charge' ? 'ATU58219378' : null) : options.buyerVatId,
       customerNumber: options.customerNumber ?? '10000',
       customerType: 'business',
       contactName: null,

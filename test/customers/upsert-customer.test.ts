@@ -138,3 +138,63 @@ describe('upsertCustomer', () => {
     assert.equal(res.json().detail.code, 'customer_not_found');
   });
 });
+
+describe('upsertCustomer: VAT ID checks', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+  });
+  after(() => t.close());
+
+  const swissCustomer = { name: 'Muster Handels AG', street: 'Bahnhofstrasse', house_number: '1', zip: '8001', city: 'Zürich', country_code: 'CH' };
+
+  async function refusedVatId(ref: string, body: Record<string, unknown>): Promise<void> {
+    const res = await t.request('PUT', `/v1/customers/by-ref/crm/${ref}`, { body });
+    assert.equal(res.statusCode, 422);
+    const detail = res.json().detail;
+    assert.equal(detail.code, 'validation_failed');
+    assert.deepEqual(
+      detail.errors.map((e: { loc: string[]; type: string }) => [e.loc, e.type]),
+      [[['body', 'vat_id'], 'pattern']],
+    );
+    const digits = String(body.vat_id).replace(/\D/g, '');
+    assert.ok(!res.body.replace(/\D/g, ' ').includes(digits), 'the VAT ID sent is not echoed');
+    assert.equal((await t.request('GET', `/v1/customers/by-ref/crm/${ref}`)).statusCode, 404, 'nothing stored');
+  }
+
+  const swissForms: [string, string][] = [
+    ['CHE-483.729.158 MWST', 'CHE-483.729.158 MWST'],
+    ['che 483 729 158 tva', 'CHE-483.729.158 TVA'],
+    ['CHE-483.729.158 IVA', 'CHE-483.729.158 IVA'],
+    ['CHE-483.729.158', 'CHE-483.729.158'],
+  ];
+  for (const [sent, stored] of swissForms) {
+    test(`accepts the Swiss UID ${JSON.stringify(sent)} for a customer in CH and stores ${JSON.stringify(stored)}`, async () => {
+      const ref = `ch-${stored.replace(/\W/g, '')}`;
+      const res = await t.request('PUT', `/v1/customers/by-ref/crm/${ref}`, { body: { ...swissCustomer, vat_id: sent } });
+      assert.equal(res.statusCode, 201);
+      assert.equal(res.json().vat_id, stored);
+      const again = await t.request('PUT', `/v1/customers/by-ref/crm/${ref}`, { body: { ...swissCustomer, vat_id: stored } });
+      assert.equal(again.statusCode, 200);
+      assert.deepEqual(again.json(), res.json(), 'the stored form sent again changes nothing');
+    });
+  }
+
+  test('refuses a Swiss UID with a wrong check digit with validation_failed / pattern', async () => {
+    await refusedVatId('ch-wrong', { ...swissCustomer, vat_id: 'CHE-483.729.159 MWST' });
+  });
+
+  test('refuses a Swiss UID for a customer in DE with validation_failed / pattern', async () => {
+    await refusedVatId('de-swiss', { ...fullCustomer, vat_id: 'CHE-483.729.158 MWST' });
+  });
+
+  test('refuses an EU VAT ID with a wrong check digit with validation_failed / pattern', async () => {
+    await refusedVatId('at-wrong', { ...fullCustomer, country_code: 'AT', vat_id: 'ATU58219379' });
+  });
+
+  test('accepts an EU VAT ID with its check digit', async () => {
+    const res = await t.request('PUT', '/v1/customers/by-ref/crm/at-right', { body: { ...fullCustomer, country_code: 'AT', vat_id: 'ATU 5821 9378' } });
+    assert.equal(res.statusCode, 201);
+    assert.equal(res.json().vat_id, 'ATU58219378');
+  });
+});

@@ -120,7 +120,7 @@ describe('business or consumer (as for the VAT verdict)', () => {
   const cases: [{ customerType: 'business' | 'private'; vatId: string | null }, boolean][] = [
     [{ customerType: 'business', vatId: null }, true],
     [{ customerType: 'business', vatId: 'DE136695976' }, true],
-    [{ customerType: 'private', vatId: 'ATU12345678' }, true],
+    [{ customerType: 'private', vatId: 'ATU58219378' }, true],
     [{ customerType: 'private', vatId: null }, false],
     [{ customerType: 'private', vatId: '  ' }, false],
   ];

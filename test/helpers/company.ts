@@ -19,4 +19,7 @@ export const COMPANY_FILE = {
   iban: 'DE89370400440532013000',
   bic: 'COBADEFFXXX',
   bank_name: 'Commerzbank',
+  register_court: 'Amtsgericht Berlin-Charlottenburg',
+  register_number: 'HRB 123456 B',
+  managing_directors: ['Erika Mustermann', 'Max Mustermann'],
 };

@@ -112,7 +112,7 @@ describe('HTTP transport: errors, limits, versions, documentation', () => {
       .sort();
     assert.deepEqual(errors, ['body.country_code:enum', 'body.leitweg_id:pattern', 'body.vat_id:pattern']);
     const ok = await t.request('PUT', '/v1/customers/by-ref/crm/v-2', {
-      body: { name: 'Stadt Musterstadt', vat_id: 'ATU12345678', leitweg_id: '04011000-1234512345-06', country_code: 'AT' },
+      body: { name: 'Stadt Musterstadt', vat_id: 'ATU58219378', leitweg_id: '04011000-1234512345-06', country_code: 'AT' },
     });
     assert.equal(ok.statusCode, 201);
   });

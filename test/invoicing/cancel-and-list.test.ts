@@ -47,7 +47,7 @@ describe('cancelInvoice (Storno)', () => {
   });
 
   test('the storno of a reverse-charge invoice carries both notes, each its own BG-1, and its e-invoice is schema-valid', async () => {
-    await putCustomer(t, 'wien', { name: 'Wiener Handel GmbH', zip: '1010', city: 'Wien', country_code: 'AT', vat_id: 'ATU12345678' });
+    await putCustomer(t, 'wien', { name: 'Wiener Handel GmbH', zip: '1010', city: 'Wien', country_code: 'AT', vat_id: 'ATU58219378' });
     const lines = [{ description: 'Beratung', quantity: '3', unit: 'Stunde', unit_price_net: '120.00', vat_rate: 0 }];
     const original = (await postInvoice(t, invoiceBody('rc-to-cancel', { customer: { source: 'crm', external_ref: 'wien' }, lines, issue: true }))).json();
     const storno = (await t.request('POST', `/v1/invoices/${original.id}/cancel`)).json();

@@ -156,7 +156,7 @@ describe('createInvoice', () => {
   });
 
   test('refuses a wrong VAT rate for a reverse-charge customer with invoice_not_issuable', async () => {
-    await putCustomer(t, 'wien', { country_code: 'AT', vat_id: 'ATU12345678', city: 'Wien', zip: '1010' });
+    await putCustomer(t, 'wien', { country_code: 'AT', vat_id: 'ATU58219378', city: 'Wien', zip: '1010' });
     const res = await postInvoice(t, invoiceBody('rc-19', { customer: { source: 'crm', external_ref: 'wien' }, issue: true }));
     assert.equal(res.statusCode, 422);
     assert.match(res.json().detail.messages.join(' '), /Reverse Charge/);

@@ -78,9 +78,9 @@ describe('VAT verdict (design §4)', () => {
     assert.deepEqual(verdict({ company: { smallBusiness: true }, lines: [{ vatRate: 0, taxExemptionReason: null }] }).messages, []);
   });
   test('EU business with VAT ID: reverse charge, every line 0 %', () => {
-    const ok = verdict({ customer: { countryCode: 'AT', vatId: 'ATU12345678' }, lines: [{ vatRate: 0, taxExemptionReason: null }] });
+    const ok = verdict({ customer: { countryCode: 'AT', vatId: 'ATU58219378' }, lines: [{ vatRate: 0, taxExemptionReason: null }] });
     assert.deepEqual(ok, { verdict: 'reverse_charge', messages: [] });
-    assert.match(verdict({ customer: { countryCode: 'AT', vatId: 'ATU12345678' } }).messages[0]!, /Reverse Charge/);
+    assert.match(verdict({ customer: { countryCode: 'AT', vatId: 'ATU58219378' } }).messages[0]!, /Reverse Charge/);
   });
   test('EU business without VAT ID is not issuable', () => {
     assert.match(
@@ -114,7 +114,7 @@ describe('invoice numbers', () => {
 });
 
 describe('Stornorechnung document', () => {
-  test('negates quantities and amounts, keeps unit prices, references the original', () => {
+  test('negates quantities and amounts, keeps unit prices, references the original, takes the current seller', () => {
     const original = {
       type: 'invoice',
       number: 'RE-2026-00001',
@@ -124,7 +124,8 @@ describe('Stornorechnung document', () => {
       totals: { net: '20.00', tax: '3.80', gross: '23.80' },
       notes: [],
     } as unknown as InvoiceDocument;
-    const storno = buildStornoDocument(original, 'RE-2026-00002', '2026-11-21');
+    const seller = { name: 'Muster Software', legalForm: 'GmbH' } as InvoiceDocument['seller'];
+    const storno = buildStornoDocument(original, seller, 'RE-2026-00002', '2026-11-21');
     assert.equal(storno.type, 'storno');
     assert.deepEqual(
       storno.lines.map((l) => [l.quantity, l.netAmount, l.unitPriceNet]),
@@ -132,6 +133,8 @@ describe('Stornorechnung document', () => {
     );
     assert.deepEqual(storno.totals, { net: '-20.00', tax: '-3.80', gross: '-23.80' });
     assert.deepEqual(storno.precedingInvoice, { number: 'RE-2026-00001', issueDate: '2026-11-02' });
-    assert.match(storno.notes[0]!, /Storno zu Rechnung RE-2026-00001 vom 02.11.2026/);
+    assert.equal(storno.seller, seller, 'the storno is issued under the letterhead of today');
+    // Named once, in BT-25/BT-26 and the PDF's title block, not again as a note.
+    assert.deepEqual(storno.notes, []);
   });
 });

@@ -5,7 +5,7 @@ import { hashPassword } from '../../shared/passwords.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { AdminError } from './admin-error.ts';
 import { generateApiKey, hashApiKey, SCOPES, type Scope } from './api-keys.ts';
-import { parseCompanyFile } from './company-file.ts';
+import { assertCompanyLaw, companyLawAfter, parseCompanyFile } from './company-file.ts';
 
 export type BootstrapInput = { organizationName: string; companyFile: string; adminEmail: string; scopes?: Scope[] };
 export type BootstrapResult = { organization_id: string; company_id: string; user_id: string; user_password: string; api_key: string };
@@ -19,6 +19,7 @@ export async function bootstrapOrganization(db: Database, sealer: Sealer, input:
   const email = input.adminEmail.trim().toLowerCase();
   if (!EMAIL.test(email)) throw new AdminError(`--admin-email is not an e-mail address: ${input.adminEmail}`);
   const company = parseCompanyFile(input.companyFile, sealer, { requireName: true });
+  assertCompanyLaw(companyLawAfter(company, null));
   const password = randomBase62(20);
   const passwordHash = await hashPassword(password);
   const apiKey = generateApiKey();

@@ -1,9 +1,10 @@
 import type { SmtpSettings } from '../../db/schema.ts';
 import { toValidationIssues, validatorCompiler } from '../../http/validation.ts';
-import { isValidIban, normalizeIban } from '../../shared/iban.ts';
+import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { isCountryCode, isPlausibleVatId, normalizeVatId } from '../../shared/tax-ids.ts';
 import { type DunningPolicy, dunningPolicySchema, parseDunningPolicy } from '../dunning/policy.ts';
+import { type CompanyLawColumns, companyLawLines, readBooksAndLaw } from './company-file-books.ts';
 
 // The company file of `admin bootstrap` and `admin company update` (design §2): the
 // company's issuing details. Unknown keys are refused.
@@ -27,7 +28,7 @@ export const companyFileSchema = {
     phone: str(64),
     contact_name: str(255),
     iban: str(42),
-    bic: { type: ['string', 'null'], pattern: '^[A-Z0-9]{8}([A-Z0-9]{3})?$' },
+    bic: str(11 + 3),
     bank_name: str(255),
     small_business: { type: 'boolean' },
     chart: { type: 'string', enum: ['SKR03', 'SKR04'] },
@@ -48,6 +49,20 @@ export const companyFileSchema = {
       },
     },
     dunning: dunningPolicySchema,
+    // Added with issue 10: payee name, company-law details, books settings.
+    account_holder: { type: ['string', 'null'], minLength: 1, maxLength: 70 },
+    register_court: { type: ['string', 'null'], minLength: 2, maxLength: 100 },
+    register_number: { type: ['string', 'null'], minLength: 1, maxLength: 32 },
+    managing_directors: {
+      type: ['array', 'null'],
+      maxItems: 20,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 255 },
+    },
+    datev_consultant_number: { type: ['integer', 'string', 'null'] },
+    datev_client_number: { type: ['integer', 'string', 'null'] },
+    fiscal_year_start: { type: 'string', pattern: '^[0-9]{2}-[0-9]{2}$' },
+    eu_distance_sales_threshold_exceeded: { type: 'boolean' },
   },
 } as const;
 
@@ -80,6 +95,14 @@ export type CompanyColumns = {
   payment_terms_days?: number;
   smtp?: string | null;
   dunning?: string | null;
+  account_holder?: string | null;
+  register_court?: string | null;
+  register_number?: string | null;
+  managing_directors?: string[];
+  datev_consultant_number?: number | null;
+  datev_client_number?: number | null;
+  fiscal_year_start?: string;
+  eu_distance_threshold_exceeded?: boolean;
 };
 
 function isTimeZone(zone: string): boolean {
@@ -111,16 +134,22 @@ export function parseCompanyFile(text: string, sealer: Sealer, { requireName }: 
   if (typeof file.country_code === 'string' && !isCountryCode(file.country_code)) problems.push('country_code: not an ISO 3166-1 alpha-2 code');
   if (typeof file.vat_id === 'string') {
     columns.vat_id = normalizeVatId(file.vat_id);
-    if (!isPlausibleVatId(columns.vat_id as string)) problems.push('vat_id: not a VAT ID of its country format (or wrong check digit)');
+    if (!isPlausibleVatId(columns.vat_id as string, typeof file.country_code === 'string' ? file.country_code : 'DE'))
+      problems.push('vat_id: not a VAT ID of its country format (or wrong check digit)');
   }
   if (typeof file.iban === 'string') {
     columns.iban = normalizeIban(file.iban);
     if (!isValidIban(columns.iban as string)) problems.push('iban: not a valid IBAN (length or check digits)');
   }
+  if (typeof file.bic === 'string') {
+    columns.bic = normalizeBic(file.bic);
+    if (!isValidBic(columns.bic as string)) problems.push('bic: not a valid BIC (8 or 11 characters: bank, country, location, branch)');
+  }
   if (typeof file.timezone === 'string' && !isTimeZone(file.timezone)) problems.push('timezone: not an IANA time zone such as Europe/Berlin');
   if (typeof file.invoice_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.invoice_number_pattern)) {
     problems.push('invoice_number_pattern: needs a {seq} or {seq:N} placeholder, for example RE-{yyyy}-{seq:5}');
   }
+  readBooksAndLaw(file, columns, problems);
   if (file.dunning !== undefined) {
     const dunning = parseDunningPolicy(file.dunning as Partial<DunningPolicy> | null);
     problems.push(...dunning.problems);
@@ -142,4 +171,25 @@ export function parseCompanyFile(text: string, sealer: Sealer, { requireName }: 
           } satisfies SmtpSettings);
   }
   return columns as CompanyColumns;
+}
+
+/**
+ * Refuses a company whose company-law details, as they would be after the change, do not
+ * fit its legal form (a GmbH without register court or managing directors, …).
+ */
+export function assertCompanyLaw(company: CompanyLawColumns): void {
+  const problems = companyLawLines(company);
+  if (problems.length > 0) throw new CompanyFileError(`the company file is not valid:\n  ${problems.join('\n  ')}`);
+}
+
+/** The company-law columns of `columns` over those of `current` (null for a new company). */
+export function companyLawAfter(columns: CompanyColumns, current: CompanyLawColumns | null): CompanyLawColumns {
+  const pick = <K extends keyof CompanyLawColumns>(key: K): CompanyLawColumns[K] =>
+    (key in columns ? columns[key as keyof CompanyColumns] : (current?.[key] ?? (key === 'managing_directors' ? [] : null))) as CompanyLawColumns[K];
+  return {
+    legal_form: pick('legal_form'),
+    register_court: pick('register_court'),
+    register_number: pick('register_number'),
+    managing_directors: pick('managing_directors'),
+  };
 }

@@ -7,6 +7,7 @@
  * - `invalid_range`: an export range is malformed or spans more than one fiscal year
  * - `not_exportable`: an entry cannot be expressed as DATEV bookings
  * - `company_not_found`: no company with this id
+ * - `lock_refused`: a period lock that would lie after today or move an existing lock back
  */
 export type BookkeepingErrorCode =
   | 'invalid_document'
@@ -15,7 +16,8 @@ export type BookkeepingErrorCode =
   | 'period_locked'
   | 'invalid_range'
   | 'not_exportable'
-  | 'company_not_found';
+  | 'company_not_found'
+  | 'lock_refused';
 
 export class BookkeepingError extends Error {
   readonly code: BookkeepingErrorCode;

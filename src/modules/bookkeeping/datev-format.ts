@@ -140,6 +140,8 @@ export type HeaderInput = {
   to: string;
   label: string;
   chart: 'SKR03' | 'SKR04';
+  /** Festschreibung: the whole range lies in periods locked in Kontor. */
+  fixed: boolean;
 };
 
 /** Line 1: the 31 header fields. */
@@ -165,7 +167,7 @@ export function headerFields(h: HeaderInput): string[] {
     text(''), // dictation code
     '1', // booking type: Finanzbuchführung
     '0', // accounting purpose: independent of purpose
-    '0', // Festschreibung: left to the tax adviser
+    h.fixed ? '1' : '0', // Festschreibung: 1 only for periods locked in Kontor (GoBD), else left to the tax adviser
     text('EUR'),
     '',
     text(''), // derivative flag

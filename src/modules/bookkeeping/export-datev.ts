@@ -2,10 +2,11 @@ import iconv from 'iconv-lite';
 import type { Database } from '../../db/connection.ts';
 import type { Chart } from '../../db/schema-bookkeeping.ts';
 import { zonedParts } from '../../shared/clock.ts';
+import { isCalendarDate } from '../../shared/dates.ts';
 import { accountPlan, automaticOutputVat, isOutputVatAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
-import { type JournalRow, listJournalRows } from './journal.repository.ts';
+import { type JournalRow, listJournalRows, lockedUntil } from './journal.repository.ts';
 
 // The journal as a DATEV EXTF Buchungsstapel (german-rules §6.4), Windows-1252, CRLF.
 //
@@ -26,20 +27,14 @@ export type DatevExportOptions = {
   to: string;
   /** Creation time written into the header (the injected clock's now). */
   now?: Date;
-  /** Beraternummer / Mandantennummer: company settings later; DATEV's test numbers 1001 / 1 until then. */
-  consultantNumber?: number;
-  clientNumber?: number;
 };
 
-export type DatevExport = { file: Buffer; bookings: number; entries: number };
+export type DatevExport = { file: Buffer; bookings: number; entries: number; warnings: string[] };
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function isCalendarDate(value: string): boolean {
-  return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
-}
-
-/** The Buchungsstapel of the entries dated in [from, to] (one fiscal year = calendar year). */
+/**
+ * The Buchungsstapel of the entries dated in [from, to], one fiscal year of the company.
+ * The header carries the company's DATEV consultant and client numbers and fiscal-year start.
+ */
 export async function exportDatevBuchungsstapel(db: Database, companyId: string, options: DatevExportOptions): Promise<Buffer> {
   return (await createDatevExport(db, companyId, options)).file;
 }
@@ -49,13 +44,20 @@ export async function createDatevExport(db: Database, companyId: string, options
   const { from, to } = options;
   if (!isCalendarDate(from) || !isCalendarDate(to)) throw new BookkeepingError('invalid_range', `from and to must be dates YYYY-MM-DD, got ${from} and ${to}`);
   if (from > to) throw new BookkeepingError('invalid_range', `the range starts ${from}, after its end ${to}`);
-  // DATEV takes one Buchungsstapel per fiscal year (Belegdatum carries no year). Kontor's
-  // fiscal year is the calendar year until a company setting says otherwise.
-  if (from.slice(0, 4) !== to.slice(0, 4))
-    throw new BookkeepingError('invalid_range', `a DATEV export covers one fiscal year: ${from} and ${to} lie in different years; export each year separately`);
-
-  const company = await db.selectFrom('companies').select(['chart', 'timezone']).where('id', '=', companyId).executeTakeFirst();
+  const company = await db
+    .selectFrom('companies')
+    .select(['chart', 'timezone', 'datev_consultant_number', 'datev_client_number', 'fiscal_year_start'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
   if (!company) throw new BookkeepingError('company_not_found', `no company ${companyId}`);
+  // DATEV takes one Buchungsstapel per fiscal year (Belegdatum carries no year).
+  const fiscalYearStart = fiscalYearStartOf(from, company.fiscal_year_start);
+  if (fiscalYearStartOf(to, company.fiscal_year_start) !== fiscalYearStart)
+    throw new BookkeepingError(
+      'invalid_range',
+      `a DATEV export covers one fiscal year: ${from} and ${to} lie in different fiscal years (the fiscal year starts on ${company.fiscal_year_start}); export each year separately`,
+    );
+  const locked = await lockedUntil(db, companyId);
 
   const rows = await listJournalRows(db, companyId, from, to);
   const entries = groupByEntry(rows);
@@ -70,16 +72,33 @@ export async function createDatevExport(db: Database, companyId: string, options
   const dataLines = entries.flatMap((entry) => entryBookings(entry));
   const header = headerFields({
     createdAt: timestamp(options.now ?? new Date(), company.timezone),
-    consultantNumber: options.consultantNumber ?? 1001,
-    clientNumber: options.clientNumber ?? 1,
-    fiscalYearStart: `${from.slice(0, 4)}-01-01`,
+    consultantNumber: company.datev_consultant_number ?? DATEV_TEST_CONSULTANT,
+    clientNumber: company.datev_client_number ?? DATEV_TEST_CLIENT,
+    fiscalYearStart,
     from,
     to,
     label: 'Kontor Buchungen',
     chart,
+    fixed: locked !== null && to <= locked,
   });
   const content = [header.join(';'), DATEV_COLUMNS.join(';'), ...dataLines.map((fields) => fields.join(';'))].map((line) => `${line}\r\n`).join('');
-  return { file: iconv.encode(content, 'win1252'), bookings: dataLines.length, entries: entries.length };
+  const warnings =
+    company.datev_consultant_number === null || company.datev_client_number === null
+      ? [
+          `the company has no DATEV consultant and client number (datev_consultant_number, datev_client_number in the company file); the header carries DATEV's test numbers ${DATEV_TEST_CONSULTANT}/${DATEV_TEST_CLIENT}, which the tax adviser must change before importing`,
+        ]
+      : [];
+  return { file: iconv.encode(content, 'win1252'), bookings: dataLines.length, entries: entries.length, warnings };
+}
+
+/** DATEV's own test consultant and client, written while the company has not set its numbers. */
+const DATEV_TEST_CONSULTANT = 1001;
+const DATEV_TEST_CLIENT = 1;
+
+/** The first day of the fiscal year that holds `date`, for a fiscal year starting on `start` (MM-DD). */
+export function fiscalYearStartOf(date: string, start: string): string {
+  const year = Number(date.slice(0, 4));
+  return date.slice(5) >= start ? `${year}-${start}` : `${year - 1}-${start}`;
 }
 
 function groupByEntry(rows: JournalRow[]): JournalRow[][] {

@@ -6,3 +6,4 @@ export { BookkeepingError, type BookkeepingErrorCode } from './bookkeeping-error
 export { createDatevExport, type DatevExport, type DatevExportOptions, exportDatevBuchungsstapel } from './export-datev.ts';
 export { lockedUntil } from './journal.repository.ts';
 export { assertBalanced, type JournalLine, mirror } from './journal.ts';
+export { listPeriodLocks, lockPeriod, type PeriodLockList, type PeriodLockResult } from './lock-period.ts';

@@ -10,7 +10,10 @@ export const customerFields = {
   zip: nullableString(16),
   city: nullableString(255),
   country_code: nullableString(2, { pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
-  vat_id: nullableString(20, { description: 'USt-IdNr. / VAT ID; spaces, dots and dashes are removed and letters upper-cased' }),
+  vat_id: nullableString(20, {
+    description:
+      'USt-IdNr. / VAT ID, checked with the check digits of its country; spaces, dots and dashes are removed and letters upper-cased. For a customer in CH the Swiss UID, stored as printed: CHE-123.456.789 MWST (or TVA, IVA, no suffix)',
+  }),
   customer_type: { type: 'string', enum: ['business', 'private'], description: 'Default business' },
   leitweg_id: nullableString(46, { description: 'Leitweg-ID of a public-sector buyer, checked with its check digits' }),
   contact_name: nullableString(255, { description: 'Printed as an attention line under the name' }),

@@ -1,8 +1,17 @@
 import type { Selectable } from 'kysely';
 import type { CompaniesTable } from '../../db/schema.ts';
-import { formatDate } from '../../shared/german-format.ts';
+import { legalName } from '../../shared/german-format.ts';
 import type { CustomerRow } from '../customers/customers.repository.ts';
-import type { DocumentLine, EInvoiceFormat, InvoiceDocument, Seller, VatBreakdownEntry, VatCategory, VatVerdict } from './document.ts';
+import {
+  type DocumentLine,
+  type EInvoiceFormat,
+  type InvoiceDocument,
+  type Seller,
+  STORNO_NOTE_PREFIX,
+  type VatBreakdownEntry,
+  type VatCategory,
+  type VatVerdict,
+} from './document.ts';
 import { centsToDecimal, invoiceTotals } from './totals.ts';
 import { unitCode } from './unit-codes.ts';
 
@@ -132,19 +141,26 @@ export function buildInvoiceDocument(input: {
   };
 }
 
-/** The Stornorechnung of an issued invoice: same parties, lines and rates, negated amounts. */
-export function buildStornoDocument(original: InvoiceDocument, number: string, issueDate: string): InvoiceDocument {
+/**
+ * The Stornorechnung of an issued invoice: same buyer, lines and rates, negated amounts.
+ * The seller is the company as it is now: the storno is a document of its own, issued
+ * today under today's letterhead (address, register data, bank account).
+ */
+export function buildStornoDocument(original: InvoiceDocument, seller: Seller, number: string, issueDate: string): InvoiceDocument {
   const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : amount === '0' || /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
   return {
     ...original,
     type: 'storno',
     number,
+    seller,
     issueDate,
     dueDate: issueDate,
     lines: original.lines.map((line) => ({ ...line, quantity: negate(line.quantity), netAmount: negate(line.netAmount) })),
     vatBreakdown: original.vatBreakdown.map((entry) => ({ ...entry, taxableAmount: negate(entry.taxableAmount), taxAmount: negate(entry.taxAmount) })),
     totals: { net: negate(original.totals.net), tax: negate(original.totals.tax), gross: negate(original.totals.gross) },
-    notes: [`Storno zu Rechnung ${original.number} vom ${formatDate(original.issueDate)}.`, ...original.notes],
+    // The reference to the cancelled invoice is not a note of its own: the PDF prints it under
+    // the title, the e-invoice in BT-25/BT-26 and as the first BT-22 (stornoNote).
+    notes: original.notes.filter((note) => !note.startsWith(STORNO_NOTE_PREFIX)),
     precedingInvoice: { number: original.number, issueDate: original.issueDate },
   };
 }
@@ -167,5 +183,9 @@ export function sellerOf(company: CompanyRow): Seller {
     iban: company.iban,
     bic: company.bic,
     bankName: company.bank_name,
+    accountHolder: company.account_holder ?? legalName({ name: company.name, legalForm: company.legal_form }),
+    registerCourt: company.register_court,
+    registerNumber: company.register_number,
+    managingDirectors: [...company.managing_directors],
   };
 }

@@ -2,7 +2,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { buildStornoDocument } from './build-document.ts';
+import { buildStornoDocument, sellerOf } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
@@ -46,7 +46,7 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
     const issueDate = deps.clock.today(company.timezone);
     const lockedUntil = await assertPeriodOpen(trx, companyId, issueDate);
     const { number } = await drawInvoiceNumber(trx, company, issueDate);
-    const doc = buildStornoDocument(original.document as InvoiceDocument, number, issueDate);
+    const doc = buildStornoDocument(original.document as InvoiceDocument, sellerOf(company), number, issueDate);
     const files = await renderOrRefuse(deps, doc);
     const stornoId = newId('inv');
     const now = deps.clock.now();

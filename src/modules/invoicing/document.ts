@@ -37,6 +37,13 @@ export type Seller = Party & {
   iban: string | null;
   bic: string | null;
   bankName: string | null;
+  // Added with issue 10; absent in snapshots stored before (renderers fall back).
+  /** Payee name of the account (BT-85): the `account_holder` setting, else the legal name. */
+  accountHolder?: string;
+  /** Letterhead data (§ 35a GmbHG, § 37a HGB). */
+  registerCourt?: string | null;
+  registerNumber?: string | null;
+  managingDirectors?: string[];
 };
 
 export type Buyer = Party & {
@@ -95,3 +102,11 @@ export type InvoiceDocument = {
   precedingInvoice: { number: string; issueDate: string } | null;
   eInvoice: EInvoiceFormat;
 };
+
+export const STORNO_NOTE_PREFIX = 'Storno zu Rechnung ';
+
+/** "Storno zu Rechnung RE-2026-00001 vom 02.11.2026": the one sentence naming the cancelled invoice. */
+export function stornoNote(preceding: { number: string; issueDate: string }): string {
+  const [year, month, day] = preceding.issueDate.split('-');
+  return `${STORNO_NOTE_PREFIX}${preceding.number} vom ${day}.${month}.${year}`;
+}

@@ -1,3 +1,4 @@
+import { companyLawProblems } from '../../shared/company-law.ts';
 import type { VatVerdict } from './document.ts';
 
 // Mandatory details for issuing (§ 14 Abs. 4 UStG, XRechnung BR-DE rules), checked
@@ -15,6 +16,10 @@ export type CompanyDetails = {
   email: string | null;
   phone: string | null;
   contact_name: string | null;
+  legal_form: string | null;
+  register_court: string | null;
+  register_number: string | null;
+  managing_directors: readonly string[];
 };
 
 export type CustomerDetails = {
@@ -38,6 +43,9 @@ export function checkIssuingDetails(company: CompanyDetails, customer: CustomerD
   if (!company.city) messages.push(missing(firm, 'der Ort'));
   if (!company.vat_id && !company.tax_number) messages.push(missing(firm, 'die Steuernummer oder USt-IdNr.'));
   if (!company.iban) messages.push(missing(firm, 'die Bankverbindung (IBAN)'));
+  // Letterhead data of the legal form (§ 35a GmbHG, § 37a HGB): the company file refuses a
+  // change without them; a company set up before that rule existed is stopped here.
+  for (const problem of companyLawProblems(company)) messages.push(`${firm}: ${problem.de}`);
   // A not-taxable invoice carries no VAT IDs (EN 16931 BR-O-02): the seller is named by its tax number.
   if (verdict === 'not_taxable' && !company.tax_number)
     messages.push(missing(firm, 'die Steuernummer (bei nicht steuerbaren Leistungen ersetzt sie die USt-IdNr.)'));

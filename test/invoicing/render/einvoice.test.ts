@@ -105,7 +105,7 @@ describe('CII business terms per verdict', () => {
     assert.equal(cii.vatBreakdown[0]!.reasonCode, 'VATEX-EU-AE');
     assert.equal(cii.vatBreakdown[0]!.amount, '0.00');
     assert.deepEqual(cii.sellerTaxRegistrations[0], { scheme: 'VA', id: 'DE123456789' });
-    assert.deepEqual(cii.buyerTaxRegistrations, [{ scheme: 'VA', id: 'ATU12345678' }]);
+    assert.deepEqual(cii.buyerTaxRegistrations, [{ scheme: 'VA', id: 'ATU58219378' }]);
   });
 
   test('not taxable: category O, VATEX-EU-O, no VAT IDs at all (BR-O-02), no line rate', async () => {

@@ -192,7 +192,7 @@ const austrianBuyer: Buyer = {
   zip: '1070',
   city: 'Wien',
   countryCode: 'AT',
-  vatId: 'ATU12345678',
+  vatId: 'ATU58219378',
   email: 'office@alpen-software.at',
   customerNumber: 'K-20007',
   customerType: 'business',

@@ -109,7 +109,7 @@ describe('renderInvoicePdf', () => {
     assertContains(text, [
       'Steuerschuldnerschaft des Leistungsempfängers',
       'Ihre USt-IdNr.',
-      'ATU12345678',
+      'ATU58219378',
       'USt-IdNr.: DE123456789',
       'ÖSTERREICH',
       '1070 Wien',

@@ -1,6 +1,6 @@
 // BT-1…BT-26, BT-10, BG-14: the document-level terms of the e-invoice (german-rules §3.6).
 import type { Invoice } from '@e-invoice-eu/core';
-import type { InvoiceDocument } from '../../document.ts';
+import { type InvoiceDocument, STORNO_NOTE_PREFIX, stornoNote } from '../../document.ts';
 
 type UblInvoice = Invoice['ubl:Invoice'];
 
@@ -37,7 +37,10 @@ export function headerTerms(doc: InvoiceDocument, profile: EInvoiceProfile): Par
     'cbc:BuyerReference': doc.buyerReference,
     'cac:InvoicePeriod': { 'cbc:StartDate': doc.servicePeriod.start, 'cbc:EndDate': doc.servicePeriod.end },
   };
-  if (doc.notes.length > 0) header['cbc:Note'] = [...doc.notes];
+  // BT-22: a storno names the cancelled invoice first (snapshots stored before carry it in notes already).
+  const notes =
+    doc.precedingInvoice && !doc.notes.some((note) => note.startsWith(STORNO_NOTE_PREFIX)) ? [`${stornoNote(doc.precedingInvoice)}.`, ...doc.notes] : doc.notes;
+  if (notes.length > 0) header['cbc:Note'] = [...notes];
   if (doc.precedingInvoice) {
     header['cac:BillingReference'] = [
       { 'cac:InvoiceDocumentReference': { 'cbc:ID': doc.precedingInvoice.number, 'cbc:IssueDate': doc.precedingInvoice.issueDate } },

@@ -1,0 +1,61 @@
+import { BookkeepingError, listPeriodLocks, lockPeriod } from '../modules/bookkeeping/index.ts';
+import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
+import type { CommandIo } from './io.ts';
+
+// `kontor admin period lock|list`: accounting period locks (GoBD "Festschreibung"). A lock
+// is final and only moves forward; refusals exit 1 with the reason.
+
+function refused(io: CommandIo, error: unknown): number {
+  if (!(error instanceof BookkeepingError)) throw error;
+  io.err(`kontor: ${error.message}`);
+  return 1;
+}
+
+function day(iso: string): string {
+  return iso.split('-').reverse().join('.');
+}
+
+export const PERIOD_COMMANDS: ModuleCommand[] = [
+  {
+    name: 'admin period lock',
+    usage: ['kontor admin period lock --company ID --until YYYY-MM-DD [--json]   final: nothing is booked on or before that day any more'],
+    async run(args, io, ctx) {
+      const { values } = parse(args, { company: { type: 'string' }, until: { type: 'string' } }, 0);
+      const until = dateFlag(required(values, 'until'), 'until');
+      try {
+        const result = await lockPeriod(ctx.db, ctx.clock, { companyId: required(values, 'company'), until });
+        const text = result.changed
+          ? `the accounting period of ${result.company_id} is locked up to ${day(result.locked_until)}${result.previous_until ? ` (before: ${day(result.previous_until)})` : ''}; corrections go into the open period`
+          : `the accounting period of ${result.company_id} was locked up to ${day(result.locked_until)} already; nothing changed`;
+        print(io, Boolean(values.json), result, text);
+        return 0;
+      } catch (error) {
+        return refused(io, error);
+      }
+    },
+  },
+  {
+    name: 'admin period list',
+    usage: ['kontor admin period list --company ID [--json]'],
+    async run(args, io, ctx) {
+      const { values } = parse(args, { company: { type: 'string' } }, 0);
+      try {
+        const result = await listPeriodLocks(ctx.db, required(values, 'company'));
+        const text =
+          result.locked_until === null
+            ? `no accounting period of ${result.company_id} is locked`
+            : [
+                `locked up to ${day(result.locked_until)}`,
+                ...result.history.map(
+                  (lock) =>
+                    `  ${day(lock.locked_until)}  set ${lock.locked_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${lock.locked_by ? ` by ${lock.locked_by}` : ''}`,
+                ),
+              ].join('\n');
+        print(io, Boolean(values.json), result, text);
+        return 0;
+      } catch (error) {
+        return refused(io, error);
+      }
+    },
+  },
+];
