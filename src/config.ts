@@ -19,6 +19,8 @@ export type Config = {
   worker: boolean;
   /** Threads that render invoice documents; 0 renders on the main thread; unset = one per spare core. */
   renderThreads: number | undefined;
+  /** KONTOR_BASE_RATES_FILE: the operator's Basiszinssatz entries; unset = <dataDir>/base-rates.json if present (dunning/base-rate-file.ts). */
+  baseRatesFile: string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     secretKey: env.KONTOR_SECRET_KEY || undefined,
     worker: env.KONTOR_WORKER !== 'off',
     renderThreads: renderThreads(env.KONTOR_RENDER_THREADS),
+    baseRatesFile: env.KONTOR_BASE_RATES_FILE ? path.resolve(env.KONTOR_BASE_RATES_FILE) : undefined,
   };
 }
 

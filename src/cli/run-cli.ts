@@ -21,6 +21,13 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
   }
   try {
     const config = loadConfig(process.env, { data: flag(argv, 'data'), port: flag(argv, 'port'), host: flag(argv, 'host') });
+    if (argv[0] === 'serve' || argv[0] === 'worker' || argv[0] === 'jobs') {
+      // The processes that dun take the operator's Basiszinssatz additions now; a bad file
+      // refuses the start (BaseRateFileError is a ConfigError). Loaded lazily: the module
+      // brings the PDF renderers.
+      const dunning = await import('../modules/dunning/index.ts');
+      dunning.useBaseRates(await dunning.loadBaseRates({ dataDir: config.dataDir, file: config.baseRatesFile }));
+    }
     if (argv[0] === 'serve' || argv[0] === 'worker') return await serve(argv, config, io);
 
     if (!config.databaseUrl) {

@@ -37,11 +37,45 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined;
 }
 
+/** Longest cause message logged; the thrower should have kept it short already. */
+const CAUSE_MESSAGE_LIMIT = 300;
+
+/**
+ * What a refusal with status 500 logs: the error, and the cause its thrower attached
+ * (`error.cause`, e.g. why an invoice could not be rendered: invoicing/render-failure.ts)
+ * as its class, message (cut short), stack frames and its own plain fields (the invoice number).
+ * The thrower makes the cause fit for the log, without personal data; the answer carries
+ * none of it. Without a cause the error is logged as before.
+ */
+function serverErrorLog(error: Error): Record<string, unknown> {
+  const { cause } = error;
+  if (!(cause instanceof Error)) return { err: error };
+  const fields: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(cause)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
+  }
+  const message = cause.message.length > CAUSE_MESSAGE_LIMIT ? `${cause.message.slice(0, CAUSE_MESSAGE_LIMIT)}…` : cause.message;
+  return {
+    // Not the error object itself: the log serializer would append the cause's message and stack unchecked.
+    err: { type: error.constructor.name, message: error.message, stack: error.stack, ...(error instanceof AppError ? { code: error.code } : {}) },
+    // The stack's code locations only: its first line repeats the message uncut.
+    cause: {
+      ...fields,
+      type: cause.name,
+      message,
+      stack: (cause.stack ?? '')
+        .split('\n')
+        .filter((line) => /^\s+at /.test(line))
+        .join('\n'),
+    },
+  };
+}
+
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError) {
-      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (appError.status >= 500) request.log.error(serverErrorLog(error), 'request failed');
       return sendError(reply, appError);
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

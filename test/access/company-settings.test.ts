@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { CompanyFileError, parseCompanyFile, updateCompany } from '../../src/modules/access/index.ts';
 import { COMPANY_FILE, sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { extractPages } from '../invoicing/render/pdf-reader.ts';
 
 // The company-law details and books settings of the company file (issue 10, design §2):
 // register court and number, managing directors (§ 35a GmbHG, § 37a HGB), account holder,
@@ -150,5 +151,21 @@ describe('company file: legal form rules on bootstrap and update', () => {
     assert.equal(refused.statusCode, 422);
     assert.equal(refused.json().detail.code, 'invoice_not_issuable');
     await update({ eu_distance_sales_threshold_exceeded: false });
+  });
+
+  test('an issued invoice carries the settings: register data and managing directors in the PDF, the account holder as payee (BT-85)', async () => {
+    await update({ account_holder: 'Muster Software GmbH Treuhandkonto' });
+    await putCustomer(t, 'kunde-1');
+    const issued = await postInvoice(t, invoiceBody('settings-1', { issue: true }));
+    assert.equal(issued.statusCode, 201, issued.body);
+    const id = issued.json().id;
+    const pdf = await t.request('GET', `/v1/invoices/${id}/pdf`);
+    const text = extractPages(pdf.rawPayload).join(' ').replace(/\s+/g, ' ');
+    for (const expected of ['Amtsgericht Köln', 'HRB 1', 'Geschäftsführer: Anna Schmidt', 'Kontoinhaber: Muster Software GmbH Treuhandkonto']) {
+      assert.ok(text.includes(expected), `PDF lacks "${expected}"`);
+    }
+    const xml = (await t.request('GET', `/v1/invoices/${id}/xml`)).body;
+    assert.match(xml, /<ram:AccountName>Muster Software GmbH Treuhandkonto<\/ram:AccountName>/);
+    assert.doesNotMatch(xml, /<ram:AccountName>Commerzbank/);
   });
 });

@@ -33,6 +33,7 @@ describe('kontor jobs run --as-of: overdue marking and dunning', () => {
       as_of: string;
       tasks: Record<string, { ran: number; skipped: number; failed: number }>;
       jobs: { done: number; failed: number };
+      warnings: string[];
     };
   };
   const mails = async () => {
@@ -105,8 +106,9 @@ describe('kontor jobs run --as-of: overdue marking and dunning', () => {
     assert.equal((await mails()).length, 1, 'nothing twice');
   });
 
-  test('the 1. Mahnung carries the company’s fee', async () => {
-    await jobsRun('2026-12-24');
+  test('the 1. Mahnung carries the company’s fee; its interest in 2026-H2 warns of the stale Basiszinssatz', async () => {
+    const run = await jobsRun('2026-12-24');
+    assert.match(run.warnings.join('\n'), /invoices\.dunning .*: warning: the Basiszinssatz table has no rate for 2026-07-01: 1 notice\(s\)/);
     const all = await mails();
     assert.equal(all.length, 2);
     const pdf = all[1]!.attachments.find((a) => a.contentType === 'application/pdf')!;

@@ -6,7 +6,9 @@ import { daysFrom } from './days.ts';
 // new value in the Bundesanzeiger a few days before. To add a half-year, append one line
 // `{ from: 'YYYY-01-01' | 'YYYY-07-01', rate: 'n.nn' }` (also when the rate is unchanged,
 // so the table says it was checked) and extend the table test in test/dunning.
-// After the last entry the last rate applies.
+// After the last entry the last rate applies; a notice that relies on that is made all the
+// same, and the dunning run warns (create-notices.ts). Between releases an operator adds
+// a half-year in the data folder's base-rates.json (base-rate-file.ts).
 
 export type BaseRate = { from: string; rate: string };
 
@@ -19,6 +21,43 @@ export const BASE_RATES: readonly BaseRate[] = [
   { from: '2025-07-01', rate: '1.27' },
   { from: '2026-01-01', rate: '1.27' },
 ];
+
+/** The first day of the half-year that holds `date`: 1 January or 1 July. */
+export function halfYearOf(date: string): string {
+  return `${date.slice(0, 4)}-${date.slice(5, 7) < '07' ? '01' : '07'}-01`;
+}
+
+/** The half-year after the one starting on `from` (a 1 January or 1 July). */
+export function nextHalfYear(from: string): string {
+  return from.slice(5, 7) === '01' ? `${from.slice(0, 4)}-07-01` : `${Number(from.slice(0, 4)) + 1}-01-01`;
+}
+
+/**
+ * The half-years up to and including the one of `date` that the table has no entry for:
+ * in them the last rate is carried forward, although the Bundesbank has published a new
+ * one. Empty when the table reaches `date`'s half-year.
+ */
+export function missingHalfYears(date: string, table: readonly BaseRate[] = BASE_RATES): string[] {
+  const last = table.at(-1);
+  if (!last) return [];
+  const missing: string[] = [];
+  for (let from = nextHalfYear(last.from); from <= date; from = nextHalfYear(from)) missing.push(from);
+  return missing;
+}
+
+/** The table dunning runs use, and the file an operator adds half-years to (null: not set up by a command). */
+export type BaseRateSetup = { table: readonly BaseRate[]; file: string | null };
+
+let active: BaseRateSetup = { table: BASE_RATES, file: null };
+
+/** Installs the table for this process's dunning runs (the built-in one merged with the operator's file, at start). */
+export function useBaseRates(setup: BaseRateSetup): void {
+  active = setup;
+}
+
+export function activeBaseRates(): BaseRateSetup {
+  return active;
+}
 
 export type RatePeriod = { from: string; to: string; days: number; baseRate: string };
 

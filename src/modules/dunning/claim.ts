@@ -1,4 +1,5 @@
 import { addDays } from '../../shared/dates.ts';
+import type { BaseRate } from './base-rates.ts';
 import { earlier } from './days.ts';
 import { type DefaultInterest, defaultInterest } from './default-interest.ts';
 import { type DunningPolicy, feeCents } from './policy.ts';
@@ -36,6 +37,8 @@ export type ClaimInput = {
   reminderDate: string | null;
   /** Fees of the notices sent before this one. */
   earlierFeesCents: number;
+  /** The Basiszinssatz table (default: the built-in one). */
+  baseRates?: readonly BaseRate[];
 };
 
 export type Claim = {
@@ -69,7 +72,7 @@ export function computeClaim(input: ClaimInput): Claim {
   const defaultSince = since !== null && since < input.noticeDate ? since : null;
   const interest =
     policy.interest && defaultSince
-      ? defaultInterest({ openCents, firstDay: addDays(defaultSince, 1), lastDay: input.noticeDate, consumer: !input.business })
+      ? defaultInterest({ openCents, firstDay: addDays(defaultSince, 1), lastDay: input.noticeDate, consumer: !input.business }, input.baseRates)
       : null;
   const lumpSumCents = policy.lump_sum && input.business ? LUMP_SUM_CENTS : 0;
   const interestCents = interest?.cents ?? 0;

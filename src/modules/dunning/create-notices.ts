@@ -4,12 +4,19 @@ import { addDays } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
 import { sellerOf } from '../invoicing/build-document.ts';
 import type { Buyer } from '../invoicing/document.ts';
+import { BASE_RATE_FILE_NAME } from './base-rate-file.ts';
+import { activeBaseRates, type BaseRateSetup, missingHalfYears } from './base-rates.ts';
 import { computeClaim, isBusinessCustomer } from './claim.ts';
 import { dueForNoticeQuery, insertNotice, type NoticeCandidate, sentNotices } from './dunning.repository.ts';
 import { buildNoticeDocument } from './notice-document.ts';
 import { policyOf } from './policy.ts';
 
 export const SEND_NOTICE_JOB = 'dunning.send_notice';
+
+/** Notices of a run that charge interest for half-years the table has no rate for (the last one carried forward). */
+export type StaleBaseRate = { missing_half_years: string[]; carried_forward: { from: string; rate: string }; notices: number };
+
+export type DunningRunSummary = { created: number; enabled: boolean; stale_base_rate?: StaleBaseRate };
 
 /**
  * Daily task `invoices.dunning` (design §5): for every open invoice whose next notice is
@@ -18,9 +25,15 @@ export const SEND_NOTICE_JOB = 'dunning.send_notice';
  * amounts frozen, and the job that renders and mails it is enqueued, both in the
  * scheduler's transaction. One level per invoice and run: after a downtime the levels
  * keep their interval. A partly paid invoice is dunned for the rest.
+ *
+ * Interest after the Basiszinssatz table's last half-year uses the last rate: such
+ * notices are made all the same (a stale rate is the operator's to fix, and a missed
+ * notice has its own cost), but the run warns through its log and its summary.
  */
-export async function createDueNotices(ctx: DailyTaskContext): Promise<{ created: number; enabled: boolean }> {
+export async function createDueNotices(ctx: DailyTaskContext): Promise<DunningRunSummary> {
   const { db: trx, companyId, clock, date } = ctx;
+  const baseRates = activeBaseRates();
+  const missing = missingHalfYears(date, baseRates.table);
   const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
   const policy = policyOf(company.dunning);
   if (!policy.enabled) return { created: 0, enabled: false };
@@ -38,6 +51,7 @@ export async function createDueNotices(ctx: DailyTaskContext): Promise<{ created
   const seller = sellerOf(company);
   const now = clock.now();
   let created = 0;
+  let stale = 0;
   for (const invoice of candidates) {
     const level = ((invoice.dunning_level ?? -1) + 1) as DunningLevel;
     const earlier = history.get(invoice.id) ?? [];
@@ -52,6 +66,7 @@ export async function createDueNotices(ctx: DailyTaskContext): Promise<{ created
       business,
       reminderDate: earlier.find((notice) => notice.level === 0)?.notice_date ?? null,
       earlierFeesCents: earlier.reduce((sum, notice) => sum + notice.fee_cents, 0),
+      baseRates: baseRates.table,
     });
     if (claim.openCents <= 0) continue;
     const document = buildNoticeDocument({
@@ -87,8 +102,24 @@ export async function createDueNotices(ctx: DailyTaskContext): Promise<{ created
     if (!noticeId) continue; // a notice of this level is pending (or was sent): nothing twice
     await enqueueJob(trx, { name: SEND_NOTICE_JOB, companyId, payload: { notice_id: noticeId }, runAt: now, dedupeKey: `${SEND_NOTICE_JOB}:${noticeId}` });
     created += 1;
+    // The interest runs through the notice date, so it reaches the missing half-years.
+    if (missing.length > 0 && claim.interest && claim.interest.periods.length > 0) stale += 1;
   }
-  return { created, enabled: true };
+  if (stale === 0) return { created, enabled: true };
+  const last = baseRates.table.at(-1)!;
+  const staleBaseRate = { missing_half_years: missing, carried_forward: { from: last.from, rate: last.rate }, notices: stale };
+  ctx.log(`warning: ${staleBaseRateMessage(staleBaseRate, baseRates)}`);
+  return { created, enabled: true, stale_base_rate: staleBaseRate };
+}
+
+/** The warning: which half-years, what rate stands in, how many notices, where to add the rate. No customer data. */
+export function staleBaseRateMessage(stale: StaleBaseRate, setup: Pick<BaseRateSetup, 'file'>): string {
+  const where = setup.file ?? `${BASE_RATE_FILE_NAME} in the data folder (or the file named by KONTOR_BASE_RATES_FILE)`;
+  return (
+    `the Basiszinssatz table has no rate for ${stale.missing_half_years.join(', ')}: ${stale.notices} notice(s) charge ` +
+    `default interest with the rate of ${stale.carried_forward.from} (${stale.carried_forward.rate} %) carried forward. ` +
+    `Add the rate the Bundesbank published, e.g. {"from":"${stale.missing_half_years[0]}","rate":"n.nn"}, to ${where} and restart Kontor.`
+  );
 }
 
 /** Business or consumer is judged as the invoice was issued (its frozen buyer); the customer record only stands in without one. */

@@ -3,8 +3,10 @@
 // (tasks.ts), so every process that runs the scheduler or a worker imports it.
 import './tasks.ts';
 
-export { BASE_RATES } from './base-rates.ts';
+export { BASE_RATE_FILE_NAME, BaseRateFileError, loadBaseRates } from './base-rate-file.ts';
+export { activeBaseRates, BASE_RATES, useBaseRates } from './base-rates.ts';
 export { computeClaim, isBusinessCustomer } from './claim.ts';
+export type { DunningRunSummary, StaleBaseRate } from './create-notices.ts';
 export { defaultInterest } from './default-interest.ts';
 export type { NoticeDocument } from './notice-document.ts';
 export { DEFAULT_POLICY, type DunningPolicy, dunningPolicySchema, parseDunningPolicy, policyOf } from './policy.ts';

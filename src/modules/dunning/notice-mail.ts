@@ -24,7 +24,7 @@ export function dunningMail(doc: NoticeDocument, pdf: Buffer): OutgoingMail {
     [`Das Schreiben vom ${formatDate(doc.noticeDate)} liegt dieser E-Mail als PDF bei.`],
     ...closingParagraphs(doc).map((text) => text.split('\n')),
   ];
-  const footer = footerColumns(doc).flatMap((column) => column.split('\n'));
+  const footer = footerColumns(doc.seller).flatMap((column) => column.map((item) => item.text));
   return {
     to: doc.buyer.email,
     subject: `${noticeTitle(doc.level)} zu Rechnung ${doc.invoice.number} von ${doc.seller.name}`,

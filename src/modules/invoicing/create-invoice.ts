@@ -136,7 +136,7 @@ async function createOnce(
     if (doc) await recordEvent(trx, { companyId, type: 'invoice.issued', subjectId: invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
     const answer = JSON.stringify(invoiceCreatedView(row, send ? INTERRUPTED : null));
     await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send });
-    const files = rendering ? await renderedOrRefuse(rendering) : null;
+    const files = rendering && doc ? await renderedOrRefuse(rendering, doc) : null;
     if (files) await storeFiles(trx, companyId, invoiceId, files);
     return { invoiceId, company, doc, files, answer };
   });

@@ -110,3 +110,8 @@ export function stornoNote(preceding: { number: string; issueDate: string }): st
   const [year, month, day] = preceding.issueDate.split('-');
   return `${STORNO_NOTE_PREFIX}${preceding.number} vom ${day}.${month}.${year}`;
 }
+
+/** True when the amount due is negative (a storno): the buyer pays nothing, the seller offsets or refunds. */
+export function isRefund(doc: Pick<InvoiceDocument, 'totals'>): boolean {
+  return doc.totals.gross.startsWith('-') && !/^-0(\.0+)?$/.test(doc.totals.gross);
+}

@@ -7,6 +7,7 @@ import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { EarlyRenders } from './early-render.ts';
 import type { SendError } from './invoice-view.ts';
+import { renderFailureForLog } from './render-failure.ts';
 
 /** What invoice operations need from outside: storage, the clock, and the three outside pieces. */
 export type InvoicingDeps = {
@@ -21,14 +22,22 @@ export type InvoicingDeps = {
 
 /** Renders inside the issuing transaction; a failure is 500 invoice_render_failed and rolls everything back. */
 export function renderOrRefuse(deps: Pick<InvoicingDeps, 'render'>, doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }> {
-  return renderedOrRefuse(deps.render(doc));
+  return renderedOrRefuse(deps.render(doc), doc);
 }
 
-/** The files of a rendering under way; its failure is 500 invoice_render_failed. */
-export async function renderedOrRefuse(rendering: Promise<{ pdf: Buffer; xml: Buffer | null }>): Promise<{ pdf: Buffer; xml: Buffer | null }> {
+/**
+ * The files of a rendering of `doc` under way; its failure is 500 invoice_render_failed.
+ * The refusal's cause says why, for the log only (render-failure.ts, error-handler.ts).
+ */
+export async function renderedOrRefuse(
+  rendering: Promise<{ pdf: Buffer; xml: Buffer | null }>,
+  doc: InvoiceDocument,
+): Promise<{ pdf: Buffer; xml: Buffer | null }> {
   try {
     return await rendering;
-  } catch {
-    throw new AppError('invoice_render_failed');
+  } catch (error) {
+    const refusal = new AppError('invoice_render_failed');
+    refusal.cause = renderFailureForLog(error, doc);
+    throw refusal;
   }
 }

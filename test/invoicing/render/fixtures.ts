@@ -285,7 +285,7 @@ function negate(amount: string): string {
   return amount.startsWith('-') ? amount.slice(1) : /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`;
 }
 
-/** The storno of `original`: own number and date, same lines with negated quantities and amounts, the original's notes after its own. */
+/** The storno of `original`: own number and date, same lines with negated quantities and amounts, the original's notes. */
 function stornoOf(original: InvoiceDocument, number: string): InvoiceDocument {
   return {
     ...original,
@@ -296,7 +296,8 @@ function stornoOf(original: InvoiceDocument, number: string): InvoiceDocument {
     lines: original.lines.map((line) => ({ ...line, quantity: negate(line.quantity), netAmount: negate(line.netAmount) })),
     vatBreakdown: original.vatBreakdown.map((entry) => ({ ...entry, taxableAmount: negate(entry.taxableAmount), taxAmount: negate(entry.taxAmount) })),
     totals: { net: negate(original.totals.net), tax: negate(original.totals.tax), gross: negate(original.totals.gross) },
-    notes: [`Storno zu Rechnung ${original.number} vom ${original.issueDate.split('-').reverse().join('.')}.`, ...original.notes],
+    // As buildStornoDocument: the reference is BT-25/BT-26 and the title line, not a note.
+    notes: original.notes,
     precedingInvoice: { number: original.number, issueDate: original.issueDate },
   };
 }
@@ -306,6 +307,49 @@ export const stornoInvoice: InvoiceDocument = stornoOf(domesticInvoice, 'ST-2026
 
 /** The storno of the reverse-charge invoice: two invoice notes (BG-1), the storno's and the verdict's. */
 export const reverseChargeStornoInvoice: InvoiceDocument = stornoOf(reverseChargeInvoice, 'ST-2026-000008');
+
+const HEALTH_EXEMPTION = 'Steuerfreie Heilbehandlung nach § 4 Nr. 14 Buchst. a UStG';
+
+/**
+ * A one-day service (BT-72, "Leistungsdatum") with a tax-exempt 0 % line and its reason, a
+ * line without a unit, a unit price with six decimals, and a seller with register data,
+ * managing directors and an account holder of its own.
+ */
+export const exemptSingleDayInvoice: InvoiceDocument = (() => {
+  const taxed = makeLines(
+    [
+      { description: 'Praxissoftware – Tageslizenz', quantity: '1', unit: 'Tag', unitCode: 'DAY', price: '89.00', rate: 19, category: 'S' },
+      { description: 'Datenübernahme je Datensatz', quantity: '1250', unit: '', unitCode: 'C62', price: '0.012345', rate: 19, category: 'S' },
+    ],
+    null,
+  ).map((line) => ({ ...line, unit: line.unit || null }));
+  const exempt = makeLines(
+    [{ description: 'Physiotherapie (ärztlich verordnet)', quantity: '2', unit: 'Sitzung', unitCode: 'C62', price: '45.50', rate: 0, category: 'E' }],
+    HEALTH_EXEMPTION,
+  ).map((line) => ({ ...line, position: 3 }));
+  const lines = [...taxed, ...exempt];
+  const vatBreakdown = breakdown(lines, null).map((entry) => (entry.category === 'E' ? { ...entry, exemptionReason: HEALTH_EXEMPTION } : entry));
+  return {
+    ...invoiceBase,
+    number: 'RE-2026-000128',
+    servicePeriod: { start: '2026-11-20', end: '2026-11-20' },
+    seller: {
+      ...seller,
+      accountHolder: 'Kontor Demo GmbH Treuhandkonto',
+      registerCourt: 'Amtsgericht Berlin-Charlottenburg',
+      registerNumber: 'HRB 123456 B',
+      managingDirectors: ['Erika Mustermann', 'Dr. Max Mustermann-Schulze'],
+    },
+    buyer: domesticBuyer,
+    verdict: 'domestic',
+    lines,
+    vatBreakdown,
+    totals: totals(vatBreakdown),
+    notes: [],
+    buyerReference: domesticBuyer.customerNumber,
+    eInvoice: 'zugferd',
+  };
+})();
 
 /** A long invoice for the page-break test: `count` lines of the domestic kind. */
 export function longInvoice(count: number): InvoiceDocument {
@@ -321,4 +365,5 @@ export const allFixtures = {
   xrechnung: xrechnungInvoice,
   storno: stornoInvoice,
   reverseChargeStorno: reverseChargeStornoInvoice,
+  exemptSingleDay: exemptSingleDayInvoice,
 };

@@ -16,6 +16,14 @@ type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pendi
 
 const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/** A render thread's failure as an Error with the thread's class name and stack (for the log, render-failure.ts). */
+function threadError(reply: RenderReply): Error {
+  const error = new Error(reply.error ?? 'render thread sent no PDF');
+  if (reply.errorClass) error.name = reply.errorClass;
+  if (reply.stack) error.stack = reply.stack;
+  return error;
+}
+
 /** `workerScript` is the thread's code (tests give one that crashes on purpose). */
 // The renderers (pdfkit, fonts, the e-invoice library) load on first use, not at start.
 let renderers: Promise<typeof import('./index.ts')> | undefined;
@@ -48,7 +56,7 @@ export function createRenderPool(threads: number, workerScript: URL = new URL('.
       const waiting = pending.get(reply.id);
       pending.delete(reply.id);
       if (!waiting) return;
-      if (reply.error !== undefined || !reply.pdf) waiting.reject(new Error(reply.error ?? 'render thread sent no PDF'));
+      if (reply.error !== undefined || !reply.pdf) waiting.reject(threadError(reply));
       else waiting.resolve({ pdf: toBuffer(reply.pdf), xml: reply.xml ? toBuffer(reply.xml) : null });
     });
     const fail = (error: Error) => {

@@ -4,7 +4,8 @@ import { renderInvoiceDocuments, warmUpRenderers } from './index.ts';
 
 // A render thread of render-pool.ts: renders documents it is sent and posts the bytes back.
 export type RenderRequest = { id: number; doc: InvoiceDocument };
-export type RenderReply = { id: number; pdf?: Uint8Array; xml?: Uint8Array | null; error?: string };
+/** A failure carries the error's message, class name and stack (the class itself does not cross threads). */
+export type RenderReply = { id: number; pdf?: Uint8Array; xml?: Uint8Array | null; error?: string; errorClass?: string; stack?: string };
 
 const port = parentPort;
 if (!port) throw new Error('render-worker.ts runs only as a worker thread');
@@ -16,7 +17,8 @@ port.on('message', async ({ id, doc }: RenderRequest) => {
     // Copied, not transferred: a small Buffer may share Node's pool with other buffers.
     port.postMessage(reply);
   } catch (error) {
-    port.postMessage({ id, error: (error as Error).message } satisfies RenderReply);
+    const { message, stack } = error as Error;
+    port.postMessage({ id, error: message, errorClass: (error as Error).constructor?.name ?? 'Error', ...(stack ? { stack } : {}) } satisfies RenderReply);
   }
 });
 port.postMessage({ id: 0 } satisfies RenderReply);

@@ -1,6 +1,6 @@
 // BT-1…BT-26, BT-10, BG-14: the document-level terms of the e-invoice (german-rules §3.6).
 import type { Invoice } from '@e-invoice-eu/core';
-import { type InvoiceDocument, STORNO_NOTE_PREFIX, stornoNote } from '../../document.ts';
+import { type InvoiceDocument, isRefund, STORNO_NOTE_PREFIX, stornoNote } from '../../document.ts';
 
 type UblInvoice = Invoice['ubl:Invoice'];
 
@@ -30,13 +30,18 @@ export function headerTerms(doc: InvoiceDocument, profile: EInvoiceProfile): Par
     'cbc:ProfileID': BUSINESS_PROCESS_ID,
     'cbc:ID': doc.number,
     'cbc:IssueDate': doc.issueDate,
-    // BT-9 always (BR-CO-25 in CEN artefacts before 1.3.16).
-    'cbc:DueDate': doc.dueDate,
     'cbc:InvoiceTypeCode': typeCode(doc),
     'cbc:DocumentCurrencyCode': doc.currency,
     'cbc:BuyerReference': doc.buyerReference,
-    'cac:InvoicePeriod': { 'cbc:StartDate': doc.servicePeriod.start, 'cbc:EndDate': doc.servicePeriod.end },
   };
+  // BT-9 whenever something is to be paid (BR-CO-25 in CEN artefacts before 1.3.16 wants it
+  // or BT-20 for a positive amount due). A storno's negative amount is not paid by the
+  // buyer: no due date, the payment terms say it is offset or refunded.
+  if (!isRefund(doc)) header['cbc:DueDate'] = doc.dueDate;
+  // A service on one day is its date of supply (BT-72, "Leistungsdatum"); a longer one its
+  // invoicing period (BG-14).
+  if (doc.servicePeriod.start === doc.servicePeriod.end) header['cac:Delivery'] = { 'cbc:ActualDeliveryDate': doc.servicePeriod.start };
+  else header['cac:InvoicePeriod'] = { 'cbc:StartDate': doc.servicePeriod.start, 'cbc:EndDate': doc.servicePeriod.end };
   // BT-22: a storno names the cancelled invoice first (snapshots stored before carry it in notes already).
   const notes =
     doc.precedingInvoice && !doc.notes.some((note) => note.startsWith(STORNO_NOTE_PREFIX)) ? [`${stornoNote(doc.precedingInvoice)}.`, ...doc.notes] : doc.notes;

@@ -5,12 +5,13 @@ import type { InvoiceDocument } from '../../document.ts';
 import { drawClosing } from './closing.ts';
 import { attachFacturX } from './facturx-attachment.ts';
 import { registerFonts } from './fonts.ts';
-import { drawFooters } from './footer.ts';
+import { drawFooters, layoutFooter } from './footer.ts';
 import { PAGE } from './layout.ts';
 import { drawLetterhead } from './letterhead.ts';
 import { drawLinesTable } from './lines-table.ts';
+import { createFlow } from './page-flow.ts';
 import { drawBuyerAddress, drawInfoBlock } from './parties.ts';
-import { documentTitle, drawTitle } from './title.ts';
+import { documentTitle, drawContinuationHead, drawTitle } from './title.ts';
 import { drawTotals } from './totals.ts';
 
 export type RenderPdfOptions = {
@@ -84,14 +85,17 @@ export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfO
             <xmp:MetadataDate>${modified}</xmp:MetadataDate>
         </rdf:Description>`);
   }
+  // The footer first: how much room it takes decides where the body of every page ends.
+  const footer = layoutFooter(pdf, doc.seller);
+  const flow = createFlow(pdf, footer.bodyBottom, (page) => drawContinuationHead(page, doc));
   drawLetterhead(pdf, doc);
   drawBuyerAddress(pdf, doc);
   drawInfoBlock(pdf, doc);
   let y = drawTitle(pdf, doc);
-  y = drawLinesTable(pdf, doc, y);
-  y = drawTotals(pdf, doc, y);
-  drawClosing(pdf, doc, y);
-  drawFooters(pdf, doc);
+  y = drawLinesTable(flow, doc, y);
+  y = drawTotals(flow, doc, y);
+  drawClosing(flow, doc, y);
+  drawFooters(pdf, footer, `${documentTitle(doc)} ${doc.number}`);
   if (options.facturXml) attachFacturX(pdf, options.facturXml, documentInstant(doc));
   pdf.end();
   return done;
