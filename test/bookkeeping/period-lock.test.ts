@@ -36,7 +36,7 @@ describe('accounting period locks', () => {
     const res = await run('lock', ...companyArgs(), '--until', '2026-11-22', '--json');
     assert.equal(res.code, 1);
     assert.equal(res.stdout, '');
-    assert.match(res.stderr, /cannot lock up to 2026-11-22: that day has not ended yet \(today is 2026-11-21\)/);
+    assert.match(res.stderr, /cannot lock up to 2026-11-22: that day lies in the future \(today is 2026-11-21\)/);
     assert.equal(await countRows(t.handle, 'period_lock_history'), 0);
   });
 

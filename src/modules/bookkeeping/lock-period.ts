@@ -28,7 +28,7 @@ export async function lockPeriod(db: Database, clock: Clock, input: { companyId:
     if (until > today)
       throw new BookkeepingError(
         'lock_refused',
-        `cannot lock up to ${until}: that day has not ended yet (today is ${today}); a period is locked once it is over`,
+        `cannot lock up to ${until}: that day lies in the future (today is ${today}); lock a period once it is over`,
       );
     const current = await trx.selectFrom('period_locks').select('locked_until').where('company_id', '=', companyId).forUpdate().executeTakeFirst();
     const previous = current?.locked_until ?? null;
