@@ -21,6 +21,8 @@ export type Config = {
   renderThreads: number | undefined;
   /** KONTOR_BASE_RATES_FILE: the operator's Basiszinssatz entries; unset = <dataDir>/base-rates.json if present (dunning/base-rate-file.ts). */
   baseRatesFile: string | undefined;
+  /** KONTOR_EVENT_RETENTION_DAYS: days finished webhook deliveries, their attempts and events are kept (webhooks/prune-webhook-history.ts). */
+  eventRetentionDays: number;
 };
 
 export class ConfigError extends Error {}
@@ -36,6 +38,19 @@ function renderThreads(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 16) throw new ConfigError(`KONTOR_RENDER_THREADS must be 0–16, got ${value}`);
+  return n;
+}
+
+/**
+ * KONTOR_EVENT_RETENTION_DAYS (default 90). Read again by the daily task webhooks.prune,
+ * which gets no Config; loadConfig checks it at start, so a bad value stops the process there.
+ */
+export function eventRetentionDays(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.KONTOR_EVENT_RETENTION_DAYS;
+  if (value === undefined || value === '') return 90;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 36_500)
+    throw new ConfigError(`KONTOR_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 36500, got ${value}`);
   return n;
 }
 
@@ -57,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     worker: env.KONTOR_WORKER !== 'off',
     renderThreads: renderThreads(env.KONTOR_RENDER_THREADS),
     baseRatesFile: env.KONTOR_BASE_RATES_FILE ? path.resolve(env.KONTOR_BASE_RATES_FILE) : undefined,
+    eventRetentionDays: eventRetentionDays(env),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from './schema.ts';
 
-// Row types of the webhook tables (migrations/0005_webhooks.sql).
+// Row types of the webhook tables (migrations/0005_webhooks.sql, 0009_event_retention.sql).
 
 type Nullable<T> = ColumnType<T | null, T | null | undefined, T | null>;
 
@@ -38,6 +38,8 @@ export interface WebhookDeliveriesTable {
   locked_until: Nullable<Date>;
   claimed_at: Nullable<Date>;
   created_at: Timestamp;
+  /** When it became delivered, failed or cancelled (real time); null while pending or delivering. */
+  finished_at: Nullable<Date>;
 }
 
 export interface WebhookAttemptsTable {

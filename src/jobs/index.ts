@@ -22,6 +22,7 @@ export {
   createDailyTaskRegistry,
   type DailyTask,
   type DailyTaskContext,
+  type DailyTaskOptions,
   type DailyTaskRegistry,
   type DailyTaskTally,
   dailyTaskRegistry,

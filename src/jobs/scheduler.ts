@@ -25,31 +25,37 @@ export type DailyTaskContext = {
 /** Does the day's work for one company and returns a JSON-able summary (stored with the run). */
 export type DailyTask = (ctx: DailyTaskContext) => Promise<unknown>;
 
+export type DailyTaskOptions = {
+  /** Numeric fields of the task's summary, added up over the companies that ran into the tally's `totals`. */
+  totals?: readonly string[];
+};
+
 export type DailyTaskRegistry = {
-  define(name: string, task: DailyTask): void;
+  define(name: string, task: DailyTask, options?: DailyTaskOptions): void;
   /** Tasks in the order they were defined, which is the order they run in per company. */
-  entries(): [string, DailyTask][];
+  entries(): [string, DailyTask, DailyTaskOptions][];
 };
 
 export function createDailyTaskRegistry(): DailyTaskRegistry {
-  const tasks = new Map<string, DailyTask>();
+  const tasks = new Map<string, [DailyTask, DailyTaskOptions]>();
   return {
-    define(name, task) {
+    define(name, task, options = {}) {
       if (!/^[a-z][a-z0-9_.:-]{0,99}$/.test(name)) throw new Error(`daily task name ${JSON.stringify(name)} is not a lower-case identifier`);
       if (tasks.has(name)) throw new Error(`daily task ${name} is defined twice`);
-      tasks.set(name, task);
+      tasks.set(name, [task, options]);
     },
-    entries: () => [...tasks.entries()],
+    entries: () => [...tasks.entries()].map(([name, [task, options]]) => [name, task, options]),
   };
 }
 
 export const dailyTaskRegistry: DailyTaskRegistry = createDailyTaskRegistry();
 
-export function defineDailyTask(name: string, task: DailyTask): void {
-  dailyTaskRegistry.define(name, task);
+export function defineDailyTask(name: string, task: DailyTask, options?: DailyTaskOptions): void {
+  dailyTaskRegistry.define(name, task, options);
 }
 
-export type DailyTaskTally = { companies: number; ran: number; skipped: number; failed: number };
+/** `totals` only for a task defined with `totals` (e.g. what webhooks.prune deleted). */
+export type DailyTaskTally = { companies: number; ran: number; skipped: number; failed: number; totals?: Record<string, number> };
 
 export type RunDailyTasksOptions = {
   /** The local date to run for in every company; default each company's today by the clock. */
@@ -74,7 +80,15 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
   if (options.companyId !== undefined && companies.length === 0) throw new AdminError(`no company ${options.companyId}`);
 
   const tally: Record<string, DailyTaskTally> = {};
-  for (const [name] of tasks) tally[name] = { companies: companies.length, ran: 0, skipped: 0, failed: 0 };
+  for (const [name, , { totals }] of tasks) {
+    tally[name] = {
+      companies: companies.length,
+      ran: 0,
+      skipped: 0,
+      failed: 0,
+      ...(totals ? { totals: Object.fromEntries(totals.map((key) => [key, 0])) } : {}),
+    };
+  }
   if (tasks.length === 0 || companies.length === 0) return tally;
 
   const dates = new Map<string, string>();
@@ -101,7 +115,7 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
 
   for (const company of companies) {
     const date = dates.get(company.id);
-    for (const [name, task] of tasks) {
+    for (const [name, task, { totals }] of tasks) {
       const count = tally[name]!;
       if (date === undefined) {
         count.failed += 1;
@@ -112,9 +126,15 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
         continue;
       }
       try {
-        const ran = await runOnce(db, clock, log, { companyId: company.id, name, task, date });
-        if (ran) count.ran += 1;
-        else count.skipped += 1;
+        const run = await runOnce(db, clock, log, { companyId: company.id, name, task, date });
+        if (!run.ran) count.skipped += 1;
+        else {
+          count.ran += 1;
+          for (const key of totals ?? []) {
+            const value = (run.summary as Record<string, unknown> | null)?.[key];
+            if (typeof value === 'number') count.totals![key] = (count.totals![key] ?? 0) + value;
+          }
+        }
       } catch (error) {
         count.failed += 1;
         log(`daily task ${name} for company ${company.id} on ${date} failed (runs again on the next tick): ${(error as Error).message}`);
@@ -124,7 +144,12 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
   return tally;
 }
 
-async function runOnce(db: Database, clock: Clock, log: JobLog, run: { companyId: string; name: string; task: DailyTask; date: string }): Promise<boolean> {
+async function runOnce(
+  db: Database,
+  clock: Clock,
+  log: JobLog,
+  run: { companyId: string; name: string; task: DailyTask; date: string },
+): Promise<{ ran: boolean; summary?: unknown }> {
   return inTransaction(db, async (trx) => {
     const inserted = await trx
       .insertInto('scheduler_runs')
@@ -132,7 +157,7 @@ async function runOnce(db: Database, clock: Clock, log: JobLog, run: { companyId
       .onConflict((oc) => oc.columns(['company_id', 'task', 'run_date']).doNothing())
       .returning('task')
       .executeTakeFirst();
-    if (!inserted) return false;
+    if (!inserted) return { ran: false };
     const summary = await run.task({
       db: trx,
       clock,
@@ -147,6 +172,6 @@ async function runOnce(db: Database, clock: Clock, log: JobLog, run: { companyId
       .where('task', '=', run.name)
       .where('run_date', '=', run.date)
       .execute();
-    return true;
+    return { ran: true, summary };
   });
 }

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/connection.ts';
+import { webhookDelivery } from '../../src/modules/webhooks/index.ts';
+import { createSealer } from '../../src/shared/secrets.ts';
 import { COMPANY_FILE, countRows } from '../helpers/app.ts';
 import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
@@ -142,6 +144,35 @@ describe('kontor admin webhook', () => {
     const unknown = await w.run(['admin', 'webhook', 'deliveries', '--endpoint', 'whe_nothing']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no webhook endpoint whe_nothing/);
+    await w.run(['admin', 'webhook', 'remove', added.id]);
+  });
+
+  test('jobs run prunes history older than KONTOR_EVENT_RETENTION_DAYS and says what went; a bad value is refused', async () => {
+    const added = JSON.parse((await w.run(['admin', 'webhook', 'add', '--company', companyId, '--url', hook.url('/prune'), '--json'])).stdout);
+    // Delivered three days ago by transport time (the worker's clock, set back in process).
+    const eventId = await withDatabase(async (db) => {
+      const id = await record(db, companyId, 'invoice.paid', { id: 'inv_old' });
+      const threeDaysAgo = new Date(Date.now() - 3 * 24 * 60 * 60 * 1000);
+      const tally = await webhookDelivery({ db, sealer: createSealer('cli-test-secret') }, { now: () => threeDaysAgo, log: () => {} }).drain({ companyId });
+      assert.deepEqual(tally, { delivered: 1, retried: 0, failed: 0 });
+      return id;
+    });
+
+    const bad = await w.run(['jobs', 'run', '--company', companyId], { KONTOR_EVENT_RETENTION_DAYS: '0' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^kontor: KONTOR_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 36500, got 0/);
+
+    const run = await w.run(['jobs', 'run', '--as-of', '2026-12-02', '--company', companyId, '--json'], { KONTOR_EVENT_RETENTION_DAYS: '2' });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout).tasks['webhooks.prune'], {
+      companies: 1,
+      ran: 1,
+      skipped: 0,
+      failed: 0,
+      totals: { events: 1, deliveries: 1, attempts: 1, capped: 0 },
+    });
+    const listed = await w.run(['admin', 'webhook', 'deliveries', '--company', companyId, '--event', eventId, '--json']);
+    assert.deepEqual(JSON.parse(listed.stdout).deliveries, [], 'gone with its event');
     await w.run(['admin', 'webhook', 'remove', added.id]);
   });
 

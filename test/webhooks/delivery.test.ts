@@ -277,7 +277,7 @@ describe('webhook delivery', () => {
     // A worker claims the delivery and dies before sending: its lease (300 ms) runs out.
     const now = new Date();
     await dispatchEvents(t.handle.db, { now, limit: 100, companyId });
-    const claimed = await claimDeliveries(t.handle.db, { workerId: 'dead-worker', now, limit: 10, leaseMs: 300, perEndpoint: 16, busy: new Map(), companyId });
+    const claimed = await claimDeliveries(t.handle.db, { workerId: 'dead-worker', now, limit: 10, leaseMs: 300, perEndpoint: 16, companyId });
     assert.equal(claimed.length, 1);
     const second = await record(t.handle.db, companyId, 'invoice.sent', { n: 2 });
     assert.equal(hook.received.length, 0);
@@ -307,14 +307,15 @@ describe('webhook delivery', () => {
     const hook = await receiver(() => {}); // never answers
     const { id: endpointId } = await add(companyId, hook.url());
     for (let i = 0; i < 5; i++) await record(t.handle.db, companyId, 'invoice.issued', { i });
-    const worker = delivery({ perEndpoint: 1, timeoutMs: 2_000, pollMs: 20 }).start();
+    // One slot in the worker, room for four at the endpoint: four claimed, one sent.
+    const worker = delivery({ perEndpoint: 4, concurrency: 1, timeoutMs: 2_000, pollMs: 20 }).start();
     try {
       await waitFor(() => hook.open === 1, 20_000, 'one attempt on the wire');
       const held = await t.handle.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', endpointId).execute();
       assert.deepEqual(
         held.map((d) => d.status).sort(),
         ['delivering', 'delivering', 'delivering', 'delivering', 'pending'],
-        'four claimed ahead (4 × perEndpoint), the fifth waits in the table',
+        'four claimed (the endpoint’s room), the fifth waits in the table',
       );
     } finally {
       await worker.stop();
@@ -335,7 +336,7 @@ describe('webhook delivery', () => {
     await record(t.handle.db, companyId, 'invoice.issued', {});
     const now = new Date();
     await dispatchEvents(t.handle.db, { now, limit: 100, companyId });
-    const [stale] = await claimDeliveries(t.handle.db, { workerId: 'slow', now, limit: 1, leaseMs: 1, perEndpoint: 16, busy: new Map(), companyId });
+    const [stale] = await claimDeliveries(t.handle.db, { workerId: 'slow', now, limit: 1, leaseMs: 1, perEndpoint: 16, companyId });
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(await delivery().drain({ companyId }), { delivered: 1, retried: 0, failed: 0 }, 'the next worker takes it over');
     const updated = await recordAttempts(t.handle.db, 'slow', now, [

@@ -26,10 +26,7 @@ export async function lockPeriod(db: Database, clock: Clock, input: { companyId:
     if (!company) throw new BookkeepingError('company_not_found', `no company ${companyId}`);
     const today = clock.today(company.timezone);
     if (until > today)
-      throw new BookkeepingError(
-        'lock_refused',
-        `cannot lock up to ${until}: that day lies in the future (today is ${today}); lock a period once it is over`,
-      );
+      throw new BookkeepingError('lock_refused', `cannot lock up to ${until}: that day lies in the future (today is ${today}); lock a period once it is over`);
     const current = await trx.selectFrom('period_locks').select('locked_until').where('company_id', '=', companyId).forUpdate().executeTakeFirst();
     const previous = current?.locked_until ?? null;
     const now = clock.now();

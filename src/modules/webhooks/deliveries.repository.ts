@@ -1,13 +1,16 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
+import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { leaseUntil } from '../../jobs/claim.ts';
 
-// The statements of delivery, each a single statement (atomic without an explicit
-// transaction, so nothing holds PGlite's one connection between them):
+// The statements of delivery, each a single statement where it can be (atomic without an
+// explicit transaction, so nothing holds PGlite's one connection between them):
 // - dispatchEvents: fan-out of undispatched events to the subscribed endpoints;
-// - claimDeliveries: due deliveries handed to one worker under a lease, per-endpoint capped;
+// - claimDeliveries: due deliveries handed to one worker under a lease, per-endpoint capped
+//   across all workers (the one exception: two statements in a short transaction);
 // - releaseExpiredDeliveries: deliveries whose worker died mid-attempt back to the queue;
-// - recordAttempts: results of many attempts at once, fenced by (locked_by, attempts).
+// - recordAttempts: results of many attempts at once, fenced by (locked_by, attempts), and
+//   (recordAttemptsAndRefill) the room they free passed on to the endpoints' next deliveries.
 // Transport times (`now`) are passed in (real time, injectable in tests); leases use the
 // database server's clock_timestamp(), the one clock all worker processes share.
 
@@ -35,7 +38,9 @@ export async function dispatchEvents(db: Database, options: { now: Date; limit: 
       -- Serialises with removeWebhookEndpoint (which locks the endpoint FOR UPDATE, then
       -- cancels its pending deliveries): no delivery is fanned out to an endpoint whose
       -- removal committed, and a removal waits for a fan-out under way, then cancels its rows.
-      for share of w
+      -- KEY SHARE, the weakest lock FOR UPDATE conflicts with: a claim's FOR NO KEY UPDATE
+      -- and an update of the endpoint's health neither wait for a fan-out nor make it wait.
+      for key share of w
       on conflict do nothing
       returning 1
     ), marked as (
@@ -62,6 +67,8 @@ export type ClaimedDelivery = {
   data_json: string;
   url: string;
   secret_sealed: string;
+  /** The endpoint's free room before this claim: claiming all of it filled the endpoint. */
+  endpoint_room: number;
 };
 
 export type ClaimDeliveriesOptions = {
@@ -69,31 +76,61 @@ export type ClaimDeliveriesOptions = {
   now: Date;
   limit: number;
   leaseMs: number;
-  /** At most this many deliveries of one endpoint in flight in this worker. */
+  /** At most this many deliveries of one endpoint claimed at once, by all workers together. */
   perEndpoint: number;
-  /** Deliveries this worker has in flight, per endpoint id. */
-  busy: ReadonlyMap<string, number>;
   companyId?: string;
 };
 
+/** Deliveries of the endpoint that some worker holds under a live lease (claimed and not yet recorded). */
+const inFlight = (endpoint: string) => sql`(
+  select count(*)::int from webhook_deliveries f
+  where f.company_id = ${sql.ref(`${endpoint}.company_id`)} and f.endpoint_id = ${sql.ref(`${endpoint}.id`)}
+    and f.status = 'delivering' and f.locked_until > clock_timestamp()
+)`;
+
 /**
  * Claims up to `limit` due deliveries, oldest first, but per endpoint only as many as it
- * has free slots in this worker: an endpoint that hangs fills its own slots and no more,
- * so other endpoints' deliveries are claimed beside it. The walk goes endpoint by
- * endpoint (an index probe each), so a large backlog of one endpoint is never scanned.
+ * has room for: `perEndpoint` minus its deliveries held by any worker of any process
+ * under a live lease. So the limit holds across processes, and an endpoint that hangs
+ * fills its own room and no more: other endpoints' deliveries are claimed beside it.
+ *
+ * Two statements in one transaction. The first locks the endpoints to claim for (those
+ * with a due delivery and room, oldest due first; FOR NO KEY UPDATE SKIP LOCKED, so
+ * claimers never wait for each other: one skips what another is claiming for). The
+ * second counts and claims with a snapshot taken after those locks were granted, so it
+ * sees every claim committed for those endpoints before, and no other claim for them
+ * can commit until this one does: two claimers never both fill the same room. (In one
+ * statement the count would come from a snapshot older than the lock.)
  */
 export async function claimDeliveries(db: Database, options: ClaimDeliveriesOptions): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
-  const busyIds = [...options.busy.keys()];
-  const busyCounts = busyIds.map((id) => options.busy.get(id) ?? 0);
+  return inTransaction(db, (trx) => claimInTransaction(trx, options));
+}
+
+async function claimInTransaction(trx: Trx, options: ClaimDeliveriesOptions): Promise<ClaimedDelivery[]> {
+  const locked = await sql<{ company_id: string; id: string }>`
+    select w.company_id, w.id from webhook_endpoints w
+    cross join lateral (
+      select d.next_attempt_at, d.event_seq from webhook_deliveries d
+      where d.company_id = w.company_id and d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${options.now}::timestamptz
+      order by d.next_attempt_at, d.event_seq
+      limit 1
+    ) oldest
+    where w.status <> 'removed' ${companyFilter('w.company_id', options.companyId)}
+      -- A hint from this statement's snapshot (the claim below counts again): an
+      -- endpoint that is full, e.g. one that hangs, is not locked and takes no place.
+      and ${inFlight('w')} < ${options.perEndpoint}::int
+    order by oldest.next_attempt_at, oldest.event_seq
+    limit ${options.limit}
+    for no key update of w skip locked
+  `.execute(trx);
+  if (locked.rows.length === 0) return [];
   const result = await sql<ClaimedDelivery>`
     with quota as (
-      select w.company_id, w.id, ${options.perEndpoint}::int - coalesce(b.busy, 0) as free
-      from webhook_endpoints w
-      left join unnest(${busyIds}::text[], ${busyCounts}::int[]) as b (endpoint_id, busy) on b.endpoint_id = w.id
-      where w.status <> 'removed' ${companyFilter('w.company_id', options.companyId)}
+      select l.company_id, l.id, ${options.perEndpoint}::int - ${inFlight('l')} as free
+      from unnest(${locked.rows.map((r) => r.company_id)}::text[], ${locked.rows.map((r) => r.id)}::text[]) as l (company_id, id)
     ), picked as (
-      select x.company_id, x.id from quota q
+      select x.company_id, x.id, q.free from quota q
       cross join lateral (
         select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
         where d.company_id = q.company_id and d.endpoint_id = q.id and d.status = 'pending' and d.next_attempt_at <= ${options.now}::timestamptz
@@ -117,8 +154,8 @@ export async function claimDeliveries(db: Database, options: ClaimDeliveriesOpti
       and e.company_id = d.company_id and e.id = d.event_id
       and w.company_id = d.company_id and w.id = d.endpoint_id
     returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
-      e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed
-  `.execute(db);
+      e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed, p.free as endpoint_room
+  `.execute(trx);
   return result.rows.sort((a, b) => a.event_seq - b.event_seq);
 }
 
@@ -174,15 +211,32 @@ export type AttemptOutcome = {
  * meanwhile is cancelled. An endpoint whose delivery failed for good becomes `failing`;
  * one that accepted a delivery becomes `active` again. Returns the deliveries updated.
  */
-export async function recordAttempts(
+export async function recordAttempts(db: Database, workerId: string, now: Date, outcomes: readonly AttemptOutcome[]): Promise<RecordedDelivery[]> {
+  return (await recordAttemptsAndRefill(db, workerId, now, outcomes, null)).recorded;
+}
+
+export type RecordedDelivery = { company_id: string; id: number; status: string };
+
+export type Refill = { now: Date; leaseMs: number; limit: number };
+
+/**
+ * recordAttempts, and in the same statement the room the written results free passes on
+ * to their endpoints' next due deliveries, claimed for this worker (oldest first, at most
+ * `refill.limit` in all): for each endpoint as many as its deliveries this statement took
+ * out of `delivering`. The endpoint's count of deliveries in flight never grows by it, so
+ * this needs no lock (claimDeliveries does, to grow into room); it makes a busy endpoint's
+ * turnover one statement.
+ */
+export async function recordAttemptsAndRefill(
   db: Database,
   workerId: string,
   now: Date,
   outcomes: readonly AttemptOutcome[],
-): Promise<{ company_id: string; id: number; status: string }[]> {
-  if (outcomes.length === 0) return [];
+  refill: Refill | null,
+): Promise<{ recorded: RecordedDelivery[]; claimed: ClaimedDelivery[] }> {
+  if (outcomes.length === 0) return { recorded: [], claimed: [] };
   const column = <T>(pick: (o: AttemptOutcome) => T) => outcomes.map(pick);
-  const result = await sql<{ company_id: string; id: number; status: string }>`
+  const result = await sql<(RecordedDelivery & { kind: 'recorded' }) | (ClaimedDelivery & { kind: 'claimed' })>`
     with r as (
       select * from unnest(
         ${column((o) => o.id)}::bigint[], ${column((o) => o.company_id)}::text[], ${column((o) => o.attempt)}::int[],
@@ -199,6 +253,7 @@ export async function recordAttempts(
         last_response_status = r.response_status,
         last_error = r.error,
         delivered_at = case when r.outcome = 'delivered' then ${now}::timestamptz end,
+        finished_at = case when r.outcome = 'pending' and w.status <> 'removed' then null else ${now}::timestamptz end,
         locked_by = null,
         locked_until = null
       from r, webhook_endpoints w
@@ -209,6 +264,9 @@ export async function recordAttempts(
     ), recorded as (
       insert into webhook_attempts (company_id, delivery_id, attempt, endpoint_id, event_id, started_at, duration_ms, response_status, error, worker_id)
       select company_id, id, attempt, endpoint_id, event_id, started_at, duration_ms, response_status, error, ${workerId} from r
+      -- A result that comes back after its delivery was pruned (a worker paused for longer
+      -- than the retention) is dropped, not a foreign-key error that would fail the batch.
+      where exists (select 1 from webhook_deliveries d where d.company_id = r.company_id and d.id = r.id)
       on conflict do nothing
     ), health as (
       update webhook_endpoints w set
@@ -220,10 +278,64 @@ export async function recordAttempts(
       ) h
       where w.company_id = h.company_id and w.id = h.endpoint_id
         and ((h.ok and w.status = 'failing') or (not h.ok and h.failed and w.status = 'active'))
+    ), freed as (
+      -- Only room still counted: a delivery whose lease ran out (its worker stalled) no
+      -- longer counts for other claimers, who may have taken its place. The join reads
+      -- the row as this statement's snapshot shows it, before the update above; the
+      -- margin covers a claimer whose snapshot is older than this write.
+      select u.company_id, u.endpoint_id, count(*)::int as room
+      from updated u
+      join webhook_deliveries held on held.company_id = u.company_id and held.id = u.id
+      where held.locked_until > clock_timestamp() + interval '5 seconds'
+      group by u.company_id, u.endpoint_id
+    ), picked as (
+      -- The snapshot still shows the rows written above as delivering: none is picked again.
+      select x.company_id, x.id, f.room from freed f
+      join webhook_endpoints w on w.company_id = f.company_id and w.id = f.endpoint_id and w.status <> 'removed'
+      cross join lateral (
+        select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+        where d.company_id = f.company_id and d.endpoint_id = f.endpoint_id and d.status = 'pending'
+          and d.next_attempt_at <= ${refill?.now ?? now}::timestamptz
+        order by d.next_attempt_at, d.event_seq
+        limit f.room
+        for update of d skip locked
+      ) x
+      order by x.next_attempt_at, x.event_seq
+      limit ${refill?.limit ?? 0}
+    ), claimed as (
+      update webhook_deliveries d set
+        status = 'delivering',
+        locked_by = ${workerId},
+        locked_until = ${leaseUntil(refill?.leaseMs ?? 0)},
+        attempts = d.attempts + 1,
+        first_attempt_at = coalesce(d.first_attempt_at, ${refill?.now ?? now}::timestamptz),
+        claimed_at = ${refill?.now ?? now}::timestamptz
+      from picked p, events e, webhook_endpoints w
+      where d.company_id = p.company_id and d.id = p.id
+        and e.company_id = d.company_id and e.id = d.event_id
+        and w.company_id = d.company_id and w.id = d.endpoint_id
+      returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
+        e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed, p.room as endpoint_room
     )
-    select company_id, id, status from updated
+    select 'recorded' as kind, company_id, id, status, null::text as endpoint_id, null::text as event_id, null::bigint as event_seq,
+      null::int as attempts, null::timestamptz as first_attempt_at, null::text as event_type, null::timestamptz as event_created_at,
+      null::text as data_json, null::text as url, null::text as secret_sealed, null::int as endpoint_room
+    from updated
+    union all
+    select 'claimed', company_id, id, null, endpoint_id, event_id, event_seq, attempts, first_attempt_at, event_type, event_created_at,
+      data_json, url, secret_sealed, endpoint_room
+    from claimed
   `.execute(db);
-  return result.rows;
+  const recorded: RecordedDelivery[] = [];
+  const claimed: ClaimedDelivery[] = [];
+  for (const row of result.rows) {
+    if (row.kind === 'recorded') recorded.push({ company_id: row.company_id, id: row.id, status: row.status });
+    else {
+      const { kind: _, ...delivery } = row;
+      claimed.push(delivery);
+    }
+  }
+  return { recorded, claimed: claimed.sort((a, b) => a.event_seq - b.event_seq) };
 }
 
 /**

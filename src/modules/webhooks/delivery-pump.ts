@@ -5,7 +5,7 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   dispatchEvents,
-  recordAttempts,
+  recordAttemptsAndRefill,
   releaseExpiredDeliveries,
   returnClaims,
 } from './deliveries.repository.ts';
@@ -15,11 +15,16 @@ import { type SendResult, sendWebhook } from './send-webhook.ts';
 import { signerCache } from './webhook-secret.ts';
 
 // The machinery of one worker's delivery: claimed deliveries wait in a small queue per
-// endpoint and go out at most `perEndpoint` at a time; results are buffered and written
-// in batches. Claiming (a database round trip) is decoupled from sending: an endpoint
-// holds up to `holdPerEndpoint` deliveries, and the pump claims again when that drops to
-// half, so a fast receiver never waits for the database and a slow or hanging one only
-// fills its own queue (the claim skips endpoints whose queue is full).
+// endpoint and go out as the worker's slots allow; results are buffered and written in
+// batches. The per-endpoint limit is the database's: a claim takes only the room an
+// endpoint has left among all workers, and a claimed delivery keeps its place until its
+// result is written. The statement that writes results also claims the endpoints' next
+// due deliveries into the room they free (recordAttemptsAndRefill), so a busy endpoint
+// turns over in one statement per batch of answers, not a write and then a claim. Results
+// of an endpoint whose room this worker filled are written in the next turn of the event
+// loop; others wait up to `flushMs` to be written together. The loop's claim
+// (claimDeliveries) takes new room: new events, room others freed, other endpoints.
+// A slow or hanging endpoint fills its own room and nothing else.
 
 export type PumpSettings = {
   workerId: string;
@@ -27,21 +32,31 @@ export type PumpSettings = {
   timeoutMs: number;
   concurrency: number;
   perEndpoint: number;
-  holdPerEndpoint: number;
   maxHeld: number;
   claimBatch: number;
   dispatchBatch: number;
+  /** While busy, fan out at most this often (unless the last fan-out was a full batch). */
+  dispatchEveryMs: number;
   leaseMs: number;
   policy: RetryPolicy;
   flushBatch: number;
   flushMs: number;
+  flushConcurrency: number;
 };
 
 export type WebhookTally = { delivered: number; retried: number; failed: number };
 
-type Held = { running: number; queue: { delivery: ClaimedDelivery; claimedAt: number }[] };
+// `full`: the last claim took all the endpoint's room, so every worker waits for this
+// worker's results before it can send there again.
+type Held = { running: number; queue: { delivery: ClaimedDelivery; claimedAt: number }[]; full: boolean };
 
-export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: PumpSettings, log: (message: string) => void, companyId?: string) {
+export function createDeliveryPump(
+  deps: { db: Database; sealer: Sealer },
+  s: PumpSettings,
+  log: (message: string) => void,
+  options: { companyId?: string; maxClaims?: number } = {},
+) {
+  const { companyId, maxClaims = Number.POSITIVE_INFINITY } = options;
   const scope = companyId === undefined ? {} : { companyId };
   const signer = signerCache((sealed) => deps.sealer.open(sealed));
   // A queued delivery not started this long after its claim is given back unsent: its
@@ -53,13 +68,17 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
   const inFlight = new Set<Promise<void>>();
   let running = 0;
   let heldTotal = 0;
-  let capped = new Set<string>();
+  let claimedTotal = 0;
+  let claiming = true;
   let roomWaiter: (() => void) | undefined;
   let roomPending = false;
   let results: AttemptOutcome[] = [];
-  let flushing: Promise<void> = Promise.resolve();
+  const writing = new Set<Promise<void>>();
   let flushTimer: NodeJS.Timeout | undefined;
+  let flushSoon: NodeJS.Immediate | undefined;
   let lastRelease = Number.NEGATIVE_INFINITY;
+  let lastDispatch = Number.NEGATIVE_INFINITY;
+  let lastDispatchFull = false;
 
   const signalRoom = () => {
     const waiter = roomWaiter;
@@ -67,32 +86,52 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
     if (waiter) waiter();
     else roomPending = true;
   };
-  const holdOf = (endpointId: string) => {
-    const slot = held.get(endpointId);
-    return slot ? slot.running + slot.queue.length : 0;
+
+  /** Writes the waiting results in one statement (with the refill of the room they free). */
+  const write = async (batch: AttemptOutcome[]): Promise<boolean> => {
+    const now = s.now();
+    const limit = claiming ? Math.min(batch.length, maxClaims - claimedTotal) : 0;
+    try {
+      const written = await recordAttemptsAndRefill(deps.db, s.workerId, now, batch, { now, leaseMs: s.leaseMs, limit });
+      for (const row of written.recorded) {
+        if (row.status === 'delivered') tally.delivered += 1;
+        else if (row.status === 'failed') tally.failed += 1;
+        else if (row.status === 'pending') tally.retried += 1;
+      }
+      take(written.claimed);
+      return true;
+    } catch (error) {
+      // Kept, and tried again in a second while the pump runs: they hold their endpoints'
+      // room until written. If the database stays away, the leases run out and the
+      // deliveries are tried again (at least once).
+      results = batch.concat(results);
+      log(`recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
+      if (claiming) flushTimer ??= setTimeout(() => void flush(), 1_000);
+      return false;
+    }
   };
 
+  /**
+   * Starts a write of the waiting results unless `flushConcurrency` writes are under way
+   * (then the first to end starts it); resolves when the writes under way have ended.
+   * Writes overlap so that answers arriving during one need not wait for it (PostgreSQL;
+   * on PGlite they queue for the one connection).
+   */
   const flush = (): Promise<void> => {
     if (flushTimer) clearTimeout(flushTimer);
+    if (flushSoon) clearImmediate(flushSoon);
     flushTimer = undefined;
-    flushing = flushing.then(async () => {
-      if (results.length === 0) return;
+    flushSoon = undefined;
+    if (results.length > 0 && writing.size < s.flushConcurrency) {
       const batch = results;
       results = [];
-      try {
-        for (const row of await recordAttempts(deps.db, s.workerId, s.now(), batch)) {
-          if (row.status === 'delivered') tally.delivered += 1;
-          else if (row.status === 'failed') tally.failed += 1;
-          else if (row.status === 'pending') tally.retried += 1;
-        }
-      } catch (error) {
-        // Kept for the next flush; if the database stays away, the leases run out and
-        // the deliveries are tried again (at least once).
-        results = batch.concat(results);
-        log(`recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
-      }
-    });
-    return flushing;
+      const done: Promise<void> = write(batch).then((ok) => {
+        writing.delete(done);
+        if (ok && results.length > 0) void flush();
+      });
+      writing.add(done);
+    }
+    return Promise.all(writing).then(() => {});
   };
 
   const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
@@ -119,7 +158,9 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
       responseStatus: result.status,
       error: result.error,
     });
-    if (results.length >= s.flushBatch) void flush();
+    // In the next turn of the event loop, so the answers that arrived meanwhile go into
+    // the same statement (on PGlite statements run on this thread and block the loop).
+    if (results.length >= s.flushBatch || held.get(delivery.endpoint_id)?.full) flushSoon ??= setImmediate(() => void flush());
     else flushTimer ??= setTimeout(() => void flush(), s.flushMs);
   };
 
@@ -155,10 +196,7 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
           startQueued(endpointId);
           if (running === s.concurrency - 1) for (const id of held.keys()) startQueued(id); // a worker-wide slot came free
           if (slot.running === 0 && slot.queue.length === 0 && held.get(endpointId) === slot) held.delete(endpointId);
-          if (heldTotal === 0 || (capped.has(endpointId) && holdOf(endpointId) <= s.holdPerEndpoint / 2)) {
-            capped.delete(endpointId);
-            signalRoom();
-          }
+          if (heldTotal === 0) signalRoom();
         });
       inFlight.add(run);
     }
@@ -166,44 +204,62 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
     void giveBack(stale);
   };
 
+  /** Queues claimed deliveries per endpoint and starts what the slots allow. */
+  function take(claimed: readonly ClaimedDelivery[]) {
+    claimedTotal += claimed.length;
+    const claimedAt = performance.now();
+    const touched = new Map<string, { claimed: number; room: number }>();
+    for (const delivery of claimed) {
+      let slot = held.get(delivery.endpoint_id);
+      if (!slot) {
+        slot = { running: 0, queue: [], full: false };
+        held.set(delivery.endpoint_id, slot);
+      }
+      slot.queue.push({ delivery, claimedAt });
+      heldTotal += 1;
+      const room = touched.get(delivery.endpoint_id) ?? { claimed: 0, room: delivery.endpoint_room };
+      room.claimed += 1;
+      touched.set(delivery.endpoint_id, room);
+    }
+    for (const [id, room] of touched) {
+      held.get(id)!.full = room.claimed >= room.room;
+      startQueued(id);
+    }
+  }
+
   return {
     workerId: s.workerId,
     tally,
     held: () => heldTotal,
 
-    /** Fan out, now and then release dead leases, claim into the queues and start. */
-    async step(maxClaims = Number.POSITIVE_INFINITY): Promise<{ dispatched: number; claimed: number; more: boolean }> {
+    /** How many deliveries this pump claimed (by the loop's claims and by refills). */
+    claimed: () => claimedTotal,
+
+    /**
+     * Now and then releases dead leases; fans out (while busy at most every
+     * `dispatchEveryMs`, unless `dispatch` is 'now'); claims into the queues and starts
+     * what the slots allow.
+     */
+    async step(dispatch: 'now' | 'when-due' = 'when-due'): Promise<{ dispatched: number; claimed: number; more: boolean }> {
       const at = s.now();
       if (performance.now() - lastRelease >= Math.min(5_000, s.leaseMs / 4)) {
         lastRelease = performance.now();
         await releaseExpiredDeliveries(deps.db, { now: at, ...scope });
       }
-      const dispatched = await dispatchEvents(deps.db, { now: at, limit: s.dispatchBatch, ...scope });
-      const limit = Math.min(s.claimBatch, s.maxHeld - heldTotal, maxClaims);
-      let claimed: ClaimedDelivery[] = [];
-      if (limit > 0) {
-        const busy = new Map<string, number>();
-        for (const id of held.keys()) busy.set(id, holdOf(id));
-        claimed = await claimDeliveries(deps.db, { workerId: s.workerId, now: at, limit, leaseMs: s.leaseMs, perEndpoint: s.holdPerEndpoint, busy, ...scope });
-        const claimedAt = performance.now();
-        const touched = new Set<string>();
-        for (const delivery of claimed) {
-          let slot = held.get(delivery.endpoint_id);
-          if (!slot) {
-            slot = { running: 0, queue: [] };
-            held.set(delivery.endpoint_id, slot);
-          }
-          slot.queue.push({ delivery, claimedAt });
-          heldTotal += 1;
-          touched.add(delivery.endpoint_id);
-        }
-        for (const id of touched) startQueued(id);
-        capped = new Set([...held.keys()].filter((id) => holdOf(id) >= s.holdPerEndpoint));
+      let dispatched = 0;
+      if (dispatch === 'now' || lastDispatchFull || performance.now() - lastDispatch >= s.dispatchEveryMs) {
+        lastDispatch = performance.now();
+        dispatched = (await dispatchEvents(deps.db, { now: at, limit: s.dispatchBatch, ...scope })).events;
+        lastDispatchFull = dispatched === s.dispatchBatch;
       }
-      return { dispatched: dispatched.events, claimed: claimed.length, more: dispatched.events === s.dispatchBatch || (limit > 0 && claimed.length === limit) };
+      const limit = claiming ? Math.min(s.claimBatch, s.maxHeld - heldTotal, maxClaims - claimedTotal) : 0;
+      const claimed =
+        limit > 0 ? await claimDeliveries(deps.db, { workerId: s.workerId, now: at, limit, leaseMs: s.leaseMs, perEndpoint: s.perEndpoint, ...scope }) : [];
+      take(claimed);
+      return { dispatched, claimed: claimed.length, more: lastDispatchFull || (limit > 0 && claimed.length === limit) };
     },
 
-    /** Resolves when a full queue drained to half, nothing is held any more, wake() was called, or after `ms`. */
+    /** Resolves when nothing is held any more, wake() was called, or after `ms`. */
     waitForRoom(ms: number): Promise<void> {
       if (roomPending) {
         roomPending = false;
@@ -222,8 +278,12 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
     },
     wake: signalRoom,
 
-    /** Gives queued deliveries that were not started back (a stopping worker). */
+    /** Writes the results waiting now (after any write under way). */
+    flush,
+
+    /** Gives queued deliveries that were not started back and claims nothing more (a stopping worker). */
     async returnQueued(): Promise<void> {
+      claiming = false;
       const unsent: ClaimedDelivery[] = [];
       for (const slot of held.values()) {
         for (const item of slot.queue.splice(0)) unsent.push(item.delivery);
@@ -232,11 +292,12 @@ export function createDeliveryPump(deps: { db: Database; sealer: Sealer }, s: Pu
       await giveBack(unsent);
     },
 
-    /** Waits for every attempt (queued ones start as slots free) and writes the results. */
+    /** Waits for every attempt (queued ones start as slots free) and writes the results; claims nothing more. */
     async finish(): Promise<void> {
+      claiming = false;
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      while (writing.size > 0) await flush();
       await flush();
-      await flushing;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -6,7 +7,7 @@ import { AdminError } from '../access/admin-error.ts';
 /**
  * `kontor admin webhook remove`: the endpoint gets no further events, and its deliveries
  * still waiting are cancelled. An attempt already on the wire finishes and is recorded.
- * The endpoint row and its attempts stay for the record.
+ * The endpoint row and its attempts stay for the record (until pruned with their events).
  */
 export async function removeWebhookEndpoint(db: Database, clock: Clock, id: string): Promise<{ id: string; removed_at: string; cancelled_deliveries: number }> {
   const now = clock.now();
@@ -22,7 +23,8 @@ export async function removeWebhookEndpoint(db: Database, clock: Clock, id: stri
       .execute();
     const cancelled = await trx
       .updateTable('webhook_deliveries')
-      .set({ status: 'cancelled', last_error: 'endpoint removed' })
+      // finished_at in real time (the database's), like every webhook time retention goes by.
+      .set({ status: 'cancelled', last_error: 'endpoint removed', finished_at: sql<Date>`now()` })
       .where('company_id', '=', endpoint.company_id)
       .where('endpoint_id', '=', id)
       .where('status', '=', 'pending')
