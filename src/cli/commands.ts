@@ -45,7 +45,8 @@ Usage:
   kontor export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV
 ${MODULE_COMMANDS.flatMap((command) => command.usage.map((line) => `  ${line}\n`)).join('')}
 Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
-PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off.`;
+PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off, KONTOR_RENDER_THREADS,
+KONTOR_BASE_RATES_FILE (Basiszinssatz additions), KONTOR_EVENT_RETENTION_DAYS (webhook history, default 90).`;
 
 async function readCompanyFile(ctx: CommandContext, file: string): Promise<string> {
   try {
