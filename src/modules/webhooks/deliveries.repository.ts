@@ -89,6 +89,38 @@ const inFlight = (endpoint: string) => sql`(
 )`;
 
 /**
+ * An endpoint's oldest due pending deliveries, at most `room` of them, locked (SKIP LOCKED):
+ * the lateral subquery both claim statements pick from.
+ */
+const dueOf = (companyId: string, endpointId: string, room: string, now: Date) => sql`(
+  select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+  where d.company_id = ${sql.ref(companyId)} and d.endpoint_id = ${sql.ref(endpointId)} and d.status = 'pending'
+    and d.next_attempt_at <= ${now}::timestamptz
+  order by d.next_attempt_at, d.event_seq
+  limit ${sql.ref(room)}
+  for update of d skip locked
+)`;
+
+/**
+ * Takes the rows of `picked` (company_id, id, room) as this worker's `delivering` ones and
+ * returns them with their event and endpoint (ClaimedDelivery; `room` as `endpoint_room`).
+ */
+const takePicked = (claim: { workerId: string; leaseMs: number; now: Date }) => sql`
+  update webhook_deliveries d set
+    status = 'delivering',
+    locked_by = ${claim.workerId},
+    locked_until = ${leaseUntil(claim.leaseMs)},
+    attempts = d.attempts + 1,
+    first_attempt_at = coalesce(d.first_attempt_at, ${claim.now}::timestamptz),
+    claimed_at = ${claim.now}::timestamptz
+  from picked p, events e, webhook_endpoints w
+  where d.company_id = p.company_id and d.id = p.id
+    and e.company_id = d.company_id and e.id = d.event_id
+    and w.company_id = d.company_id and w.id = d.endpoint_id
+  returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
+    e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed, p.room as endpoint_room`;
+
+/**
  * Claims up to `limit` due deliveries, oldest first, but per endpoint only as many as it
  * has room for: `perEndpoint` minus its deliveries held by any worker of any process
  * under a live lease. So the limit holds across processes, and an endpoint that hangs
@@ -127,34 +159,16 @@ async function claimInTransaction(trx: Trx, options: ClaimDeliveriesOptions): Pr
   if (locked.rows.length === 0) return [];
   const result = await sql<ClaimedDelivery>`
     with quota as (
-      select l.company_id, l.id, ${options.perEndpoint}::int - ${inFlight('l')} as free
+      select l.company_id, l.id, ${options.perEndpoint}::int - ${inFlight('l')} as room
       from unnest(${locked.rows.map((r) => r.company_id)}::text[], ${locked.rows.map((r) => r.id)}::text[]) as l (company_id, id)
     ), picked as (
-      select x.company_id, x.id, q.free from quota q
-      cross join lateral (
-        select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
-        where d.company_id = q.company_id and d.endpoint_id = q.id and d.status = 'pending' and d.next_attempt_at <= ${options.now}::timestamptz
-        order by d.next_attempt_at, d.event_seq
-        limit q.free
-        for update of d skip locked
-      ) x
-      where q.free > 0
+      select x.company_id, x.id, q.room from quota q
+      cross join lateral ${dueOf('q.company_id', 'q.id', 'q.room', options.now)} x
+      where q.room > 0
       order by x.next_attempt_at, x.event_seq
       limit ${options.limit}
     )
-    update webhook_deliveries d set
-      status = 'delivering',
-      locked_by = ${options.workerId},
-      locked_until = ${leaseUntil(options.leaseMs)},
-      attempts = d.attempts + 1,
-      first_attempt_at = coalesce(d.first_attempt_at, ${options.now}::timestamptz),
-      claimed_at = ${options.now}::timestamptz
-    from picked p, events e, webhook_endpoints w
-    where d.company_id = p.company_id and d.id = p.id
-      and e.company_id = d.company_id and e.id = d.event_id
-      and w.company_id = d.company_id and w.id = d.endpoint_id
-    returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
-      e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed, p.free as endpoint_room
+    ${takePicked(options)}
   `.execute(trx);
   return result.rows.sort((a, b) => a.event_seq - b.event_seq);
 }
@@ -292,30 +306,11 @@ export async function recordAttemptsAndRefill(
       -- The snapshot still shows the rows written above as delivering: none is picked again.
       select x.company_id, x.id, f.room from freed f
       join webhook_endpoints w on w.company_id = f.company_id and w.id = f.endpoint_id and w.status <> 'removed'
-      cross join lateral (
-        select d.company_id, d.id, d.next_attempt_at, d.event_seq from webhook_deliveries d
-        where d.company_id = f.company_id and d.endpoint_id = f.endpoint_id and d.status = 'pending'
-          and d.next_attempt_at <= ${refill?.now ?? now}::timestamptz
-        order by d.next_attempt_at, d.event_seq
-        limit f.room
-        for update of d skip locked
-      ) x
+      cross join lateral ${dueOf('f.company_id', 'f.endpoint_id', 'f.room', refill?.now ?? now)} x
       order by x.next_attempt_at, x.event_seq
       limit ${refill?.limit ?? 0}
     ), claimed as (
-      update webhook_deliveries d set
-        status = 'delivering',
-        locked_by = ${workerId},
-        locked_until = ${leaseUntil(refill?.leaseMs ?? 0)},
-        attempts = d.attempts + 1,
-        first_attempt_at = coalesce(d.first_attempt_at, ${refill?.now ?? now}::timestamptz),
-        claimed_at = ${refill?.now ?? now}::timestamptz
-      from picked p, events e, webhook_endpoints w
-      where d.company_id = p.company_id and d.id = p.id
-        and e.company_id = d.company_id and e.id = d.event_id
-        and w.company_id = d.company_id and w.id = d.endpoint_id
-      returning d.company_id, d.id, d.endpoint_id, d.event_id, d.event_seq, d.attempts, d.first_attempt_at,
-        e.type as event_type, e.created_at as event_created_at, e.data::text as data_json, w.url, w.secret_sealed, p.room as endpoint_room
+      ${takePicked({ workerId, leaseMs: refill?.leaseMs ?? 0, now: refill?.now ?? now })}
     )
     select 'recorded' as kind, company_id, id, status, null::text as endpoint_id, null::text as event_id, null::bigint as event_seq,
       null::int as attempts, null::timestamptz as first_attempt_at, null::text as event_type, null::timestamptz as event_created_at,
