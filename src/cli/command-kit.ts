@@ -64,3 +64,8 @@ export function dateFlag(value: string, name: string): string {
   if (!isCalendarDate(value)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${value}`);
   return value;
 }
+
+/** An instant as commands print it: "2026-11-24 06:36:56Z" ("-" for none). */
+export function when(iso: string | null): string {
+  return iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}

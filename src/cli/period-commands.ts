@@ -1,5 +1,6 @@
 import { BookkeepingError, listPeriodLocks, lockPeriod } from '../modules/bookkeeping/index.ts';
-import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
+import { formatDate } from '../shared/german-format.ts';
+import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import type { CommandIo } from './io.ts';
 
 // `kontor admin period lock|list`: accounting period locks (GoBD "Festschreibung"). A lock
@@ -9,10 +10,6 @@ function refused(io: CommandIo, error: unknown): number {
   if (!(error instanceof BookkeepingError)) throw error;
   io.err(`kontor: ${error.message}`);
   return 1;
-}
-
-function day(iso: string): string {
-  return iso.split('-').reverse().join('.');
 }
 
 export const PERIOD_COMMANDS: ModuleCommand[] = [
@@ -25,8 +22,8 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
       try {
         const result = await lockPeriod(ctx.db, ctx.clock, { companyId: required(values, 'company'), until });
         const text = result.changed
-          ? `the accounting period of ${result.company_id} is locked up to ${day(result.locked_until)}${result.previous_until ? ` (before: ${day(result.previous_until)})` : ''}; corrections go into the open period`
-          : `the accounting period of ${result.company_id} was locked up to ${day(result.locked_until)} already; nothing changed`;
+          ? `the accounting period of ${result.company_id} is locked up to ${formatDate(result.locked_until)}${result.previous_until ? ` (before: ${formatDate(result.previous_until)})` : ''}; corrections go into the open period`
+          : `the accounting period of ${result.company_id} was locked up to ${formatDate(result.locked_until)} already; nothing changed`;
         print(io, Boolean(values.json), result, text);
         return 0;
       } catch (error) {
@@ -45,10 +42,9 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
           result.locked_until === null
             ? `no accounting period of ${result.company_id} is locked`
             : [
-                `locked up to ${day(result.locked_until)}`,
+                `locked up to ${formatDate(result.locked_until)}`,
                 ...result.history.map(
-                  (lock) =>
-                    `  ${day(lock.locked_until)}  set ${lock.locked_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}${lock.locked_by ? ` by ${lock.locked_by}` : ''}`,
+                  (lock) => `  ${formatDate(lock.locked_until)}  set ${when(lock.locked_at)}${lock.locked_by ? ` by ${lock.locked_by}` : ''}`,
                 ),
               ].join('\n');
         print(io, Boolean(values.json), result, text);

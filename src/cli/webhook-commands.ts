@@ -1,6 +1,6 @@
 import { AdminError } from '../modules/access/admin-error.ts';
 import { addWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, removeWebhookEndpoint } from '../modules/webhooks/index.ts';
-import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
+import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import { UsageError } from './io.ts';
 
 // `kontor admin webhook add|list|remove|deliveries`. Refusals (AdminError) are printed
@@ -12,10 +12,6 @@ function limitFlag(value: string | boolean | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`--limit must be a whole number, got ${String(value)}`);
   return Number(value);
-}
-
-function when(iso: string | null): string {
-  return iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
 export const WEBHOOK_COMMANDS: ModuleCommand[] = [

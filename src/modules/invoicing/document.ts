@@ -4,6 +4,8 @@
 // (unit prices and quantities: as sent, up to 6 decimals); a storno carries negative
 // quantities and amounts (unit prices stay positive, as EN 16931 requires).
 
+import { formatDate } from '../../shared/german-format.ts';
+
 /**
  * The VAT verdict (german-rules §2.1), decided at issue:
  * - `domestic`: German VAT 19/7 % (also EU private customers below the distance-selling threshold); 0 % lines need a tax_exemption_reason
@@ -107,8 +109,7 @@ export const STORNO_NOTE_PREFIX = 'Storno zu Rechnung ';
 
 /** "Storno zu Rechnung RE-2026-00001 vom 02.11.2026": the one sentence naming the cancelled invoice. */
 export function stornoNote(preceding: { number: string; issueDate: string }): string {
-  const [year, month, day] = preceding.issueDate.split('-');
-  return `${STORNO_NOTE_PREFIX}${preceding.number} vom ${day}.${month}.${year}`;
+  return `${STORNO_NOTE_PREFIX}${preceding.number} vom ${formatDate(preceding.issueDate)}`;
 }
 
 /** True when the amount due is negative (a storno): the buyer pays nothing, the seller offsets or refunds. */

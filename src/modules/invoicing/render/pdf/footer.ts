@@ -9,7 +9,7 @@ import { cityLine, formatIban, legalName, streetLine } from '../../../../shared/
 import type { Seller } from '../../document.ts';
 import { FONT } from './fonts.ts';
 import { COLOR, CONTENT_WIDTH, FOOTER, MARGIN, SIZE } from './layout.ts';
-import { drawLines, lineStep, printable, wrapLines } from './text.ts';
+import { drawLines, fittingSize, lineStep, printable, wrapLines } from './text.ts';
 
 /** One entry of a column: running text wraps at spaces; an identifier (e-mail, IBAN) stays on one line and shrinks to fit. */
 type Item = { text: string; identifier?: boolean };
@@ -66,11 +66,7 @@ function layoutItem(pdf: PDFKit.PDFDocument, item: Item, width: number): Line[] 
   pdf.font(FONT.regular).fontSize(TEXT_SIZE);
   const text = printable(item.text);
   if (!item.identifier) return wrapLines(pdf, text, width).map((line) => ({ text: line, size: TEXT_SIZE }));
-  let size = TEXT_SIZE;
-  while (size > MIN_SIZE && pdf.widthOfString(text) > width) {
-    size = Math.max(MIN_SIZE, size - 0.25);
-    pdf.fontSize(size);
-  }
+  const size = fittingSize(pdf, text, width, TEXT_SIZE, MIN_SIZE, 0.25);
   // Wider than the column even at the smallest size (the two-row layout prevents this for
   // any identifier up to half the page): broken as a last resort.
   return wrapLines(pdf, text, width).map((line) => ({ text: line, size }));

@@ -88,12 +88,12 @@ export function ellipsize(pdf: PDFKit.PDFDocument, line: string, max: number): s
   return `${line.slice(0, low).trimEnd()}…`;
 }
 
-/** The font size (from `size` down to `min` in half points) at which `text` fits on one line of `max` points. */
-export function fittingSize(pdf: PDFKit.PDFDocument, text: string, max: number, size: number, min: number): number {
+/** The font size (from `size` down to `min` in steps of `step` points) at which `text` fits on one line of `max` points; it stays set. */
+export function fittingSize(pdf: PDFKit.PDFDocument, text: string, max: number, size: number, min: number, step = 0.5): number {
   let current = size;
   pdf.fontSize(current);
   while (current > min && width(pdf, text) > max) {
-    current = Math.max(min, current - 0.5);
+    current = Math.max(min, current - step);
     pdf.fontSize(current);
   }
   return current;
