@@ -184,12 +184,10 @@ export function assertCompanyLaw(company: CompanyLawColumns): void {
 
 /** The company-law columns of `columns` over those of `current` (null for a new company). */
 export function companyLawAfter(columns: CompanyColumns, current: CompanyLawColumns | null): CompanyLawColumns {
-  const pick = <K extends keyof CompanyLawColumns>(key: K): CompanyLawColumns[K] =>
-    (key in columns ? columns[key as keyof CompanyColumns] : (current?.[key] ?? (key === 'managing_directors' ? [] : null))) as CompanyLawColumns[K];
   return {
-    legal_form: pick('legal_form'),
-    register_court: pick('register_court'),
-    register_number: pick('register_number'),
-    managing_directors: pick('managing_directors'),
+    legal_form: 'legal_form' in columns ? (columns.legal_form ?? null) : (current?.legal_form ?? null),
+    register_court: 'register_court' in columns ? (columns.register_court ?? null) : (current?.register_court ?? null),
+    register_number: 'register_number' in columns ? (columns.register_number ?? null) : (current?.register_number ?? null),
+    managing_directors: columns.managing_directors ?? current?.managing_directors ?? [],
   };
 }

@@ -114,15 +114,19 @@ function rowOf(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, line: DocumentLine
   return { cells, description };
 }
 
-function descriptionHeight(pdf: PDFKit.PDFDocument, lines: DescriptionLine[], size: number): number {
-  return lines.reduce((sum, line) => sum + lineStep(pdf.fontSize(line.note ? noteSize(size) : size)), 0);
+/** The height of each description line, in its own style. */
+function descriptionSteps(pdf: PDFKit.PDFDocument, lines: DescriptionLine[], size: number): number[] {
+  pdf.font(FONT.regular);
+  return lines.map((line) => lineStep(pdf.fontSize(line.note ? noteSize(size) : size)));
 }
 
-function rowHeight(pdf: PDFKit.PDFDocument, row: Row, size: number): number {
+/** The height of the number cells (the tallest of them). */
+function cellsHeight(pdf: PDFKit.PDFDocument, cells: string[][], size: number): number {
   pdf.font(FONT.regular).fontSize(size);
-  const cellHeight = Math.max(0, ...row.cells.map((lines) => lines.length)) * lineStep(pdf);
-  return Math.max(cellHeight, descriptionHeight(pdf, row.description, size));
+  return Math.max(0, ...cells.map((lines) => lines.length)) * lineStep(pdf);
 }
+
+const sum = (heights: number[]) => heights.reduce((total, height) => total + height, 0);
 
 /** Draws the number cells (when given) and description lines of one row part at y. */
 function drawRowPart(pdf: PDFKit.PDFDocument, columns: Column[], cells: string[][] | null, description: DescriptionLine[], y: number, size: number): void {
@@ -158,21 +162,24 @@ export function drawLinesTable(flow: Flow, doc: InvoiceDocument, startY: number)
   let y = drawHeader(pdf, columns, room(flow, startY, headerHeight + 20));
   for (const line of doc.lines) {
     const row = rowOf(pdf, doc, line, columns, size);
-    const height = rowHeight(pdf, row, size);
-    if (y + height > flow.bottom) y = newPage();
+    const steps = descriptionSteps(pdf, row.description, size);
+    const numbers = cellsHeight(pdf, row.cells, size);
+    if (y + Math.max(numbers, sum(steps)) > flow.bottom) y = newPage();
     let cells: string[][] | null = row.cells;
-    let rest = row.description;
+    let start = 0;
     // A row taller than a whole page: its description goes on on the next pages.
-    while (y + Math.max(descriptionHeight(pdf, rest, size), cells ? rowHeight(pdf, { cells, description: [] }, size) : 0) > flow.bottom) {
-      let fit = 0;
-      while (fit < rest.length && y + descriptionHeight(pdf, rest.slice(0, fit + 1), size) <= flow.bottom) fit++;
-      drawRowPart(pdf, columns, cells, rest.slice(0, Math.max(fit, 1)), y, size);
-      rest = rest.slice(Math.max(fit, 1));
+    while (y + Math.max(sum(steps.slice(start)), cells ? numbers : 0) > flow.bottom) {
+      let end = start;
+      let height = 0;
+      while (end < steps.length && y + height + steps[end]! <= flow.bottom) height += steps[end++]!;
+      end = Math.max(end, start + 1);
+      drawRowPart(pdf, columns, cells, row.description.slice(start, end), y, size);
+      start = end;
       cells = null;
       y = newPage();
     }
-    const partHeight = Math.max(descriptionHeight(pdf, rest, size), cells ? rowHeight(pdf, { cells, description: [] }, size) : 0);
-    drawRowPart(pdf, columns, cells, rest, y, size);
+    const partHeight = Math.max(sum(steps.slice(start)), cells ? numbers : 0);
+    drawRowPart(pdf, columns, cells, row.description.slice(start), y, size);
     y += partHeight + ROW_GAP;
     rule(pdf, y - ROW_GAP / 2);
   }
