@@ -28,7 +28,14 @@ if (major < 24 || lean) {
       process.exit(1);
     }
   }
-  const child = spawn(runtime, [...(lean ? LEAN_FLAGS : []), fileURLToPath(import.meta.url), ...args], { stdio: 'inherit' });
+  // The child must not outlive this process (a kill -9 here would leave it serving, or
+  // committing an import nobody waits for). Node has no parent-death signal, so the child
+  // gets one end of a pipe as fd 3 (KONTOR_LAUNCHER_FD): when this process ends, however
+  // it ends, the kernel closes the other end and the child kills itself (src/main.ts).
+  const child = spawn(runtime, [...(lean ? LEAN_FLAGS : []), fileURLToPath(import.meta.url), ...args], {
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: { ...process.env, KONTOR_LAUNCHER_FD: '3' },
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {

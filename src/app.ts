@@ -6,7 +6,9 @@ import type { Database } from './db/connection.ts';
 import { CURRENT_API_VERSION, resolveApiVersion } from './http/api-version.ts';
 import { type AuthContext, type Authenticator, createAuthenticator } from './http/auth.ts';
 import { installErrorHandling } from './http/error-handler.ts';
+import { docsUiOptions, documentRefusals } from './http/openapi.ts';
 import { newRequestId } from './http/request-id.ts';
+import { installBodyParsers, type Timeouts, transportOptions } from './http/transport.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Scope } from './modules/access/api-keys.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
@@ -32,8 +34,10 @@ export type AppDeps = {
   config: Pick<Config, 'logLevel'>;
   authenticator?: Authenticator;
   logger?: FastifyServerOptions['logger'];
-  /** Renderers, booking and mailbox of invoice operations (modules/invoicing/outside.ts). */
-  invoicing: Pick<InvoicingDeps, 'render' | 'book' | 'mail'>;
+  /** Request and header timeouts (http/transport.ts); tests pass short ones. */
+  timeouts?: Partial<Timeouts>;
+  /** Renderers, booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
+  invoicing: Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed' | 'liveness'>;
 };
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -49,9 +53,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Long path parameters must reach validation (validation_failed), not the router's 404.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 8192 },
+    ...transportOptions(deps.timeouts),
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
+  installBodyParsers(app);
   const authenticator = deps.authenticator ?? createAuthenticator(deps.db, deps.clock);
 
   await app.register(swagger, {
@@ -66,8 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'kt_… API key' } } },
       security: [{ apiKey: [] }],
     },
+    transform: documentRefusals,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, docsUiOptions);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

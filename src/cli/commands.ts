@@ -28,25 +28,78 @@ export type { CommandContext } from './command-kit.ts';
 // server on behalf of a command line (control-socket.ts). Output on stdout is the
 // result only (with --json, one JSON document); everything else goes to stderr.
 
+// Each command with its usage lines (without the leading `kontor `): `kontor --help`
+// shows them all, `kontor <words> --help` those whose command starts with the words.
+const CORE_USAGE: { name: string; usage: string[] }[] = [
+  { name: 'serve', usage: ['serve [--port 8080] [--host 127.0.0.1] [--data DIR]   API, app, scheduler and worker'] },
+  { name: 'worker', usage: ['worker [--data DIR]                                     worker and scheduler only'] },
+  { name: 'migrate', usage: ['migrate [--data DIR]                                    apply database migrations'] },
+  { name: 'admin bootstrap', usage: ['admin bootstrap --org NAME --company-file FILE --admin-email E [--scopes S,S] [--json]'] },
+  {
+    name: 'admin api-key create',
+    usage: ['admin api-key create --company ID --creator EMAIL [--scopes S,S] [--expires YYYY-MM-DD] [--all-companies] [--json]'],
+  },
+  { name: 'admin api-key revoke', usage: ['admin api-key revoke ID [--json]'] },
+  { name: 'admin user deactivate', usage: ['admin user deactivate EMAIL [--json]'] },
+  { name: 'admin user set-role', usage: ['admin user set-role EMAIL admin|member [--json]'] },
+  { name: 'admin user remove-company', usage: ['admin user remove-company EMAIL COMPANY_ID [--json]'] },
+  { name: 'admin company update', usage: ['admin company update --company ID --company-file FILE [--json]'] },
+  { name: 'jobs run', usage: ['jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]'] },
+  { name: 'export datev', usage: ['export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV'] },
+];
+
+const ALL_USAGE = [...CORE_USAGE, ...MODULE_COMMANDS.map(({ name, usage }) => ({ name, usage: usage.map((line) => line.replace(/^kontor /, '')) }))];
+
+const ENVIRONMENT = `Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
+PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off, KONTOR_RENDER_THREADS,
+KONTOR_BASE_RATES_FILE (Basiszinssatz additions), KONTOR_EVENT_RETENTION_DAYS (webhook history, default 90),
+KONTOR_DEBUG=1 (a stack trace with an unexpected error).`;
+
+const usageLines = (commands: typeof ALL_USAGE) => commands.flatMap((command) => command.usage.map((line) => `  kontor ${line}\n`)).join('');
+
 export const USAGE = `kontor — invoicing and revenue share for German companies
 
 Usage:
-  kontor serve [--port 8080] [--host 127.0.0.1] [--data DIR]   API, app, scheduler and worker
-  kontor worker [--data DIR]                                     worker and scheduler only
-  kontor migrate [--data DIR]                                    apply database migrations
-  kontor admin bootstrap --org NAME --company-file FILE --admin-email E [--scopes S,S] [--json]
-  kontor admin api-key create --company ID --creator EMAIL [--scopes S,S] [--expires YYYY-MM-DD] [--all-companies] [--json]
-  kontor admin api-key revoke ID [--json]
-  kontor admin user deactivate EMAIL [--json]
-  kontor admin user set-role EMAIL admin|member [--json]
-  kontor admin user remove-company EMAIL COMPANY_ID [--json]
-  kontor admin company update --company ID --company-file FILE [--json]
-  kontor jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]
-  kontor export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV
-${MODULE_COMMANDS.flatMap((command) => command.usage.map((line) => `  ${line}\n`)).join('')}
-Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
-PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off, KONTOR_RENDER_THREADS,
-KONTOR_BASE_RATES_FILE (Basiszinssatz additions), KONTOR_EVENT_RETENTION_DAYS (webhook history, default 90).`;
+${usageLines(ALL_USAGE)}  kontor [COMMAND] --help                                 the usage of a command or group (kontor admin --help)
+  kontor --version
+
+${ENVIRONMENT}`;
+
+const leadingWords = (argv: string[]) => {
+  const end = argv.findIndex((word) => word.startsWith('-'));
+  return argv.slice(0, end < 0 ? argv.length : end);
+};
+
+/**
+ * The words of a command line that asks for help (`kontor admin api-key --help`,
+ * `kontor help bank import`); undefined when it does not.
+ */
+function helpRequest(argv: string[]): string[] | undefined {
+  if (argv[0] === 'help') return leadingWords(argv.slice(1));
+  return argv.includes('--help') || argv.includes('-h') ? leadingWords(argv) : undefined;
+}
+
+/** The usage (with the environment) of the commands that start with `words`; all of them for no words. */
+function usageFor(words: string[]): string | undefined {
+  if (words.length === 0) return USAGE;
+  const lines = usageLinesFor(words);
+  return lines && `Usage:\n${lines}\n${ENVIRONMENT}`;
+}
+
+/**
+ * The usage lines of the commands that start with `words`. Words after a whole command
+ * name are its arguments (`admin api-key revoke ID`). Undefined when no command fits.
+ */
+function usageLinesFor(words: string[]): string | undefined {
+  for (let n = words.length; n > 0; n--) {
+    const prefix = words.slice(0, n);
+    const matching = ALL_USAGE.filter(({ name }) => prefix.every((word, i) => name.split(' ')[i] === word));
+    if (matching.length === 0) continue;
+    if (n < words.length && !matching.some(({ name }) => name === prefix.join(' '))) return undefined;
+    return usageLines(matching);
+  }
+  return undefined;
+}
 
 async function readCompanyFile(ctx: CommandContext, file: string): Promise<string> {
   try {
@@ -56,13 +109,36 @@ async function readCompanyFile(ctx: CommandContext, file: string): Promise<strin
   }
 }
 
+/**
+ * Answers what needs no database: a request for help (exit 0), and a command line that
+ * names no command (exit 2). Undefined when the command is to run.
+ */
+export function answerUsage(argv: string[], io: CommandIo): number | undefined {
+  const words = helpRequest(argv);
+  if (words) {
+    const usage = usageFor(words);
+    if (usage) io.out(usage);
+    else io.err(`kontor: unknown command: ${words.join(' ')}\n\n${USAGE}`);
+    return usage ? 0 : 2;
+  }
+  const leading = leadingWords(argv);
+  if (ALL_USAGE.some(({ name }) => name.split(' ').every((word, i) => leading[i] === word))) return undefined;
+  const lines = usageLinesFor(leading);
+  if (lines) io.err(`kontor: ${leading.join(' ')} needs one of these commands:\n\nUsage:\n${lines}`);
+  else io.err(`kontor: ${argv.length ? `unknown command: ${argv.join(' ')}` : 'no command given'}\n\n${USAGE}`);
+  return 2;
+}
+
 /** Runs one command; returns the exit code (0 done, 1 refused, 2 usage). */
 export async function runCommand(argv: string[], io: CommandIo, ctx: CommandContext): Promise<number> {
+  const answered = answerUsage(argv, io);
+  if (answered !== undefined) return answered;
   try {
     return await dispatch(argv, io, ctx);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`kontor: ${error.message}\n\n${USAGE}`);
+      const lines = usageLinesFor(leadingWords(argv));
+      io.err(`kontor: ${error.message}\n\n${lines ? `Usage:\n${lines}` : USAGE}`);
       return 2;
     }
     if (error instanceof AdminError || error instanceof CompanyFileError) {

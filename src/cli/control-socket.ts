@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { CommandFailure, failureText } from './failure.ts';
 
 // While `kontor serve` holds an embedded data folder, other `kontor` commands for that
 // folder are carried out by the server: the command line sends its arguments over a
@@ -32,7 +33,7 @@ export function startControlSocket(dataDir: string, handle: (request: ForwardReq
       }
       handle(request).then(
         (response) => socket.end(`${JSON.stringify(response)}\n`),
-        (error: Error) => socket.end(`${JSON.stringify({ stdout: '', stderr: `${error.message}\n`, code: 1 })}\n`),
+        (error: unknown) => socket.end(`${JSON.stringify({ stdout: '', stderr: `${failureText(error)}\n`, code: 1 })}\n`),
       );
     });
     socket.on('error', () => {});
@@ -50,6 +51,9 @@ export function startControlSocket(dataDir: string, handle: (request: ForwardReq
 export function forwardToServer(dataDir: string, request: ForwardRequest): Promise<ForwardResponse | undefined> {
   const file = socketPath(dataDir);
   if (!existsSync(file)) return Promise.resolve(undefined);
+  // The server ended while the command ran (killed, crashed): it may have committed or not.
+  const gone = () =>
+    new CommandFailure(`the server on ${dataDir} ended before it answered; whether the command took effect is unknown — check, then run it again`);
   return new Promise((resolve, reject) => {
     const socket = net.connect(file);
     let buffer = '';
@@ -62,11 +66,12 @@ export function forwardToServer(dataDir: string, request: ForwardRequest): Promi
       try {
         resolve(JSON.parse(buffer) as ForwardResponse);
       } catch {
-        reject(new Error('the running server gave no readable answer'));
+        reject(gone());
       }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') resolve(undefined);
+      else if (error.code === 'ECONNRESET' || error.code === 'EPIPE') reject(gone());
       else reject(error);
     });
   });

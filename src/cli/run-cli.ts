@@ -1,9 +1,11 @@
-import { ConfigError, instanceSecret, loadConfig } from '../config.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { instanceSecret, loadConfig } from '../config.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
-import { runCommand, USAGE } from './commands.ts';
+import { answerUsage, runCommand, USAGE } from './commands.ts';
 import { forwardToServer } from './control-socket.ts';
-import { DataFolderBusyError } from './data-folder.ts';
+import { failureText } from './failure.ts';
 import { type CommandIo, processIo } from './io.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 import { serve } from './serve.ts';
@@ -14,13 +16,33 @@ function flag(argv: string[], name: string): string | undefined {
   return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
-export async function runCli(argv: string[], io: CommandIo = processIo): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' || argv[0] === '-h') {
-    io.out(USAGE);
-    return argv.length === 0 ? 2 : 0;
+/** The version in Kontor's package.json: two folders up from src/cli, three from the build in dist/src/cli. */
+function version(): string {
+  for (const up of ['../..', '../../..']) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'kontor' && pkg.version) return pkg.version;
+    } catch {}
   }
+  return 'unknown';
+}
+
+export async function runCli(argv: string[], io: CommandIo = processIo): Promise<number> {
+  if (argv.length === 0) {
+    io.out(USAGE);
+    return 2;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.out(`kontor ${version()}`);
+    return 0;
+  }
+  // Help and unknown commands touch neither the data folder nor the database.
+  const answered = answerUsage(argv, io);
+  if (answered !== undefined) return answered;
+  let databaseUrl: string | undefined;
   try {
     const config = loadConfig(process.env, { data: flag(argv, 'data'), port: flag(argv, 'port'), host: flag(argv, 'host') });
+    databaseUrl = config.databaseUrl;
     if (argv[0] === 'serve' || argv[0] === 'worker' || argv[0] === 'jobs') {
       // The processes that dun take the operator's Basiszinssatz additions now; a bad file
       // refuses the start (BaseRateFileError is a ConfigError). Loaded lazily: the module
@@ -46,10 +68,9 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
       await handle.close();
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DataFolderBusyError) {
-      io.err(`kontor: ${error.message}`);
-      return 1;
-    }
-    throw error;
+    // Refusals a command reports itself never get here; this is the rest (a bad setting,
+    // a busy data folder, a database server that went away, a bug): one sentence, exit 1.
+    io.err(failureText(error, { databaseUrl }));
+    return 1;
   }
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
@@ -14,14 +16,18 @@ import { startControlSocket } from './control-socket.ts';
 import { bufferIo, type CommandIo } from './io.ts';
 import { openConfiguredDatabase } from './open-database.ts';
 
+// The steps of the README's "First steps", with the paths as seen from where serve runs.
 function firstRunHint(config: Config): string {
-  const data = config.databaseUrl || config.dataDir === process.cwd() + '/data' ? '' : ` --data ${config.dataDir}`;
+  const data = config.databaseUrl || config.dataDir === path.join(process.cwd(), 'data') ? '' : ` --data ${config.dataDir}`;
+  const example = [path.join(import.meta.dirname, '../../docs'), path.join(import.meta.dirname, '../../../docs')]
+    .map((docs) => path.join(docs, 'company.example.json'))
+    .find((file) => existsSync(file));
+  const exampleFile = example ? path.relative(process.cwd(), example) : 'docs/company.example.json';
   return [
-    'Kontor has no company yet. Create the organisation, its admin, the first company and an API key with:',
+    'Kontor has no company yet. In a second terminal, create the organisation, its admin, the first company and an API key:',
     '',
-    `  npx kontor admin bootstrap --org "Muster GmbH" --company-file docs/company.example.json --admin-email admin@example.com${data}`,
-    '',
-    '(edit a copy of docs/company.example.json with your issuing details first; add --json for machine-readable output)',
+    `  cp ${exampleFile} company.json        # then put your issuing details into company.json`,
+    `  npx kontor admin bootstrap --org "Muster GmbH" --company-file company.json --admin-email admin@example.com${data} --json`,
   ].join('\n');
 }
 
@@ -39,7 +45,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   // connection per company mailbox.
   const mailer = createMailer({ dataDir: config.dataDir, sealer });
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
-  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing }) : undefined;
+  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing: { ...invoicing, liveness: handle.liveness } }) : undefined;
   const control =
     handle.kind === 'pglite'
       ? await startControlSocket(config.dataDir, async ({ argv: forwarded, cwd }) => {
@@ -60,8 +66,37 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       : undefined;
   const worker = config.worker ? startWorker({ db: handle.db, clock, webhooks: webhookDelivery({ db: handle.db, sealer }), mailer }) : undefined;
 
+  const noCompanyYet = (await handle.db.selectFrom('companies').select('id').limit(1).execute()).length === 0;
+  // The signals are heard before the first line is printed: whoever reads "listens on"
+  // may stop the server at once. `on`, not `once`: Ctrl-C reaches a launcher's child twice
+  // (from the terminal, and forwarded by bin/kontor.js); the second must not cut the stop short.
+  let listening: Promise<string> = Promise.resolve('');
+  let stopping = false;
+  const { promise: stopped, resolve: exit } = Promise.withResolvers<number>();
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await listening.catch(() => {});
+    await app?.close();
+    await worker?.stop();
+    await invoicing.close();
+    mailer.close();
+    await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
+    await handle.close();
+    exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
   if (app) {
-    const address = await app.listen({ port: config.port, host: config.host });
+    listening = app.listen({ port: config.port, host: config.host });
+    let address: string;
+    try {
+      address = await listening;
+    } catch (error) {
+      await stop(); // a port in use, say: close what was opened, then say why
+      throw error;
+    }
     io.out(
       `Kontor listens on ${address} (API under /v1, docs at /docs) — ${handle.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL server'}`,
     );
@@ -74,23 +109,6 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       .then((renderers) => renderers.warmUpRenderers())
       .catch((error: Error) => io.err(`kontor: the invoice renderers could not be prepared: ${error.message}`));
   }
-  const companies = await handle.db.selectFrom('companies').select('id').limit(1).execute();
-  if (companies.length === 0) io.out(firstRunHint(config));
-
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      await app?.close();
-      await worker?.stop();
-      await invoicing.close();
-      mailer.close();
-      await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
-      await handle.close();
-      resolve(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  if (noCompanyYet) io.out(firstRunHint(config));
+  return stopped;
 }

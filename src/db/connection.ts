@@ -1,6 +1,7 @@
 import { PGlite, types } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { type Liveness, localLiveness, serverLiveness } from './liveness.ts';
 import { preparedPool } from './pg-prepared.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
 import { templateFor } from './pglite-template.ts';
@@ -11,14 +12,22 @@ export type Database = Kysely<DB>;
 export type DatabaseHandle = {
   db: Database;
   kind: 'pglite' | 'postgres';
+  /** Which processes are alive (liveness.ts): owners of work that runs after a commit. */
+  liveness: Liveness;
   close(): Promise<void>;
   /** The PGlite instance in embedded mode (snapshots in tests), else undefined. */
   pglite?: PGlite;
 };
 
 // Calendar dates stay 'YYYY-MM-DD' strings, numerics stay exact strings, bigints become
-// numbers (counters and cents stay far below 2^53), timestamps become Date.
-const parseInt8 = (v: string) => Number(v);
+// numbers (counters and cents stay far below 2^53: amounts are bounded by MAX_AMOUNT in
+// shared/money.ts), timestamps become Date. A bigint a number cannot hold exactly fails
+// the read rather than come back rounded.
+const parseInt8 = (v: string) => {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`bigint ${v} is beyond the exact range of a number`);
+  return n;
+};
 const keepString = (v: string) => v;
 
 /** Type parsers for pg (also used by bench/ceiling.ts, so both read rows alike). */
@@ -56,7 +65,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool.on('error', (error) => options.onIdleError?.(error));
     // biome-ignore lint/suspicious/noExplicitAny: the pool type of PostgresDialect is pg's; the adapter fits its used surface.
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparedPool(pool) as any }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const liveness = serverLiveness(options.url, (sql, values) => pool.query(sql, values));
+    return {
+      db,
+      kind: 'postgres',
+      liveness,
+      close: async () => {
+        await liveness.close();
+        await db.destroy();
+      },
+    };
   }
   const loadDataDir = options.loadDataDir ?? (options.dataDir ? templateFor(options.dataDir) : undefined);
   const pglite = new PGlite({
@@ -74,6 +92,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     db,
     kind: 'pglite',
     pglite,
+    liveness: localLiveness(),
     close: async () => {
       await db.destroy();
       await pglite.close();

@@ -29,6 +29,8 @@ export interface DunningNoticesTable {
   pdf_sha256: ColumnType<string | null, string | null | undefined, string | null>;
   message_id: ColumnType<string | null, string | null | undefined, string | null>;
   sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When a run began to mail the notice (migrations/0010): set before the mail leaves. */
+  mail_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;

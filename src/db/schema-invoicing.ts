@@ -75,6 +75,25 @@ export interface IdempotencyKeysTable {
   invoice_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The liveness token of the process whose mail holds the answer open (db/liveness.ts). */
+  owner: string | null;
+}
+
+export type MailAttemptState = 'sending' | 'sent' | 'failed' | 'unconfirmed';
+
+export interface InvoiceMailAttemptsTable {
+  company_id: string;
+  id: string;
+  invoice_id: string;
+  message_id: string;
+  via: 'smtp' | 'outbox';
+  owner: string;
+  state: MailAttemptState;
+  error_code: string | null;
+  error_message: string | null;
+  resend: ColumnType<boolean, boolean | undefined, boolean>;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
 }
 
 export interface InvoicingTables {
@@ -82,4 +101,5 @@ export interface InvoicingTables {
   invoice_lines: InvoiceLinesTable;
   invoice_files: InvoiceFilesTable;
   idempotency_keys: IdempotencyKeysTable;
+  invoice_mail_attempts: InvoiceMailAttemptsTable;
 }

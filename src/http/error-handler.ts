@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorForLog } from '../shared/error-for-log.ts';
 import { AppError, type ErrorCode, validationFailed } from '../shared/errors.ts';
 import { toValidationIssues } from './validation.ts';
 
@@ -37,39 +38,22 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined;
 }
 
-/** Longest cause message logged; the thrower should have kept it short already. */
-const CAUSE_MESSAGE_LIMIT = 300;
-
 /**
- * What a refusal with status 500 logs: the error, and the cause its thrower attached
- * (`error.cause`, e.g. why an invoice could not be rendered: invoicing/render-failure.ts)
- * as its class, message (cut short), stack frames and its own plain fields (the invoice number).
- * The thrower makes the cause fit for the log, without personal data; the answer carries
- * none of it. Without a cause the error is logged as before.
+ * What a refusal with status 500 logs (shared/error-for-log.ts): the error's class, code,
+ * message and stack frames, and the cause its thrower attached (`error.cause`, e.g. why an
+ * invoice could not be rendered: invoicing/render-failure.ts) with its own plain fields (the
+ * invoice number). A database error keeps its SQLSTATE, constraint, table and column but
+ * not the statement's values or the row it quotes. The answer carries none of it.
  */
 function serverErrorLog(error: Error): Record<string, unknown> {
-  const { cause } = error;
-  if (!(cause instanceof Error)) return { err: error };
-  const fields: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(cause)) {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
-  }
-  const message = cause.message.length > CAUSE_MESSAGE_LIMIT ? `${cause.message.slice(0, CAUSE_MESSAGE_LIMIT)}…` : cause.message;
-  return {
-    // Not the error object itself: the log serializer would append the cause's message and stack unchecked.
-    err: { type: error.constructor.name, message: error.message, stack: error.stack, ...(error instanceof AppError ? { code: error.code } : {}) },
-    // The stack's code locations only: its first line repeats the message uncut.
-    cause: {
-      ...fields,
-      type: cause.name,
-      message,
-      stack: (cause.stack ?? '')
-        .split('\n')
-        .filter((line) => /^\s+at /.test(line))
-        .join('\n'),
-    },
-  };
+  const { cause, ...fields } = errorForLog(error);
+  // pino's err serializer takes the type from the constructor ("Object" for a plain object),
+  // from `name` when there is none.
+  const err = Object.assign(Object.create(null), { name: fields.type }, fields);
+  return cause === undefined ? { err } : { err, cause };
 }
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -82,8 +66,14 @@ export function installErrorHandling(app: FastifyInstance) {
       request.log.info({ err: error }, 'request refused by the framework');
       return sendError(reply, new AppError('malformed_body', {}, 'The request is malformed.'));
     }
-    request.log.error({ err: error }, 'unexpected error');
+    request.log.error(serverErrorLog(error), 'unexpected error');
     return sendError(reply, new AppError('internal_error'));
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('route_not_found')));
+  // A path that exists under other methods answers 405 with the methods it has.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url: path }) !== null);
+    if (allowed.length === 0) return sendError(reply, new AppError('route_not_found'));
+    return sendError(reply.header('allow', allowed.join(', ')), new AppError('method_not_allowed'));
+  });
 }

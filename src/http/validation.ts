@@ -1,19 +1,23 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { DECIMAL_PATTERN } from '../shared/decimal.ts';
+import { D, DECIMAL_PATTERN } from '../shared/decimal.ts';
 import type { ValidationIssue } from '../shared/errors.ts';
+import { addTextRules, TEXT_MESSAGES, withTextRules } from './text-input.ts';
 
 // Two Ajv instances: bodies are validated strictly (no coercion, no removal of unknown
 // fields, no defaults); query strings and path parameters arrive as text, so numbers
 // there are coerced. `x-decimal` marks exact decimals: a decimal string (or, where the
-// schema's type allows, a JSON number) with at most 6 decimals and no exponent.
+// schema's type allows, a JSON number) with at most 6 decimals and no exponent;
+// `x-decimal-maximum: '999999999.999999'` bounds such a decimal, compared exactly.
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: coerce, removeAdditional: false, useDefaults: false, strict: false });
   addFormats(ajv);
+  // Strings free of control characters, dates in 1900–9999 (text-input.ts).
+  addTextRules(ajv);
   // `x-decimal: true` accepts any decimal, `x-decimal: 'nonnegative'` none below zero.
   ajv.addKeyword({
     keyword: 'x-decimal',
@@ -34,13 +38,27 @@ function makeAjv(coerce: boolean): Ajv {
       return true;
     },
   });
+  ajv.addKeyword({
+    keyword: 'x-decimal-maximum',
+    errors: true,
+    validate: function decimalMaximum(schema: string, data: unknown) {
+      const self = decimalMaximum as { errors?: Partial<ErrorObject>[] };
+      self.errors = [];
+      const text = typeof data === 'number' ? String(data) : data;
+      // Only a decimal is compared; anything else is what x-decimal and type report.
+      if (typeof text !== 'string' || !DECIMAL_PATTERN.test(text) || new D(text).lessThanOrEqualTo(schema)) return true;
+      self.errors.push({ keyword: 'x-decimal-maximum', params: { limit: schema } });
+      return false;
+    },
+  });
   return ajv;
 }
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(withTextRules(schema as object));
 
 const PLACE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -67,6 +85,7 @@ function issueType(error: ErrorObject): string {
     case 'const':
       return 'enum';
     case 'pattern':
+    case 'x-text':
       return 'pattern';
     case 'minLength':
     case 'minItems':
@@ -81,6 +100,7 @@ function issueType(error: ErrorObject): string {
       return 'less_than_minimum';
     case 'maximum':
     case 'exclusiveMaximum':
+    case 'x-decimal-maximum':
       return 'greater_than_maximum';
     case 'format':
       return 'format';
@@ -111,7 +131,11 @@ export function toValidationIssues(errors: ErrorObject[], context: string): Vali
     const msg =
       type === 'enum' && Array.isArray(error.params.allowedValues)
         ? `Input should be one of: ${error.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`
-        : (MESSAGES[type] ?? 'Input is invalid');
+        : error.keyword === 'x-decimal-maximum'
+          ? `Input should be at most ${error.params.limit}`
+          : error.keyword === 'x-text'
+            ? TEXT_MESSAGES[error.params.kind as keyof typeof TEXT_MESSAGES]
+            : (MESSAGES[type] ?? 'Input is invalid');
     issues.push({ loc, type, msg });
   }
   return issues;

@@ -1,6 +1,7 @@
 import type { Database } from '../db/connection.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
+import { messageForLog } from '../shared/error-for-log.ts';
 import { backoffDelayMs } from './backoff.ts';
 import { leaseUntil } from './claim.ts';
 import { type JobLog, type JobRegistry, type JobRow, jobRegistry, PermanentJobError } from './registry.ts';
@@ -24,8 +25,9 @@ export type RunJobDeps = {
 
 const MAX_ERROR_LENGTH = 2000;
 
+/** The message for the log and last_error; a database error's quoted values are left out (shared/error-for-log.ts). */
 function errorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message || error.name : String(error);
+  const message = error instanceof Error ? messageForLog(error) || error.name : String(error);
   return message.length > MAX_ERROR_LENGTH ? message.slice(0, MAX_ERROR_LENGTH) : message;
 }
 

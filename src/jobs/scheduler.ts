@@ -3,6 +3,7 @@ import { inTransaction, type Trx } from '../db/transaction.ts';
 import { AdminError } from '../modules/access/admin-error.ts';
 import type { Clock } from '../shared/clock.ts';
 import { isCalendarDate } from '../shared/dates.ts';
+import { messageForLog } from '../shared/error-for-log.ts';
 import type { JobLog } from './registry.ts';
 
 // Daily tasks run once per company and local calendar day. The scheduler_runs row that
@@ -96,7 +97,7 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
     try {
       dates.set(company.id, options.asOf ?? clock.today(company.timezone));
     } catch (error) {
-      log(`daily tasks: company ${company.id} has an unusable time zone ${company.timezone}: ${(error as Error).message}`);
+      log(`daily tasks: company ${company.id} has an unusable time zone ${company.timezone}: ${messageForLog(error)}`);
     }
   }
   // One read finds what already ran, so the minute-by-minute tick opens no transaction
@@ -137,7 +138,7 @@ export async function runDailyTasks(db: Database, clock: Clock, options: RunDail
         }
       } catch (error) {
         count.failed += 1;
-        log(`daily task ${name} for company ${company.id} on ${date} failed (runs again on the next tick): ${(error as Error).message}`);
+        log(`daily task ${name} for company ${company.id} on ${date} failed (runs again on the next tick): ${messageForLog(error)}`);
       }
     }
   }

@@ -4,6 +4,7 @@ import type { Database } from '../db/connection.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { WebhookDelivery } from '../modules/webhooks/index.ts';
 import type { Clock } from '../shared/clock.ts';
+import { messageForLog } from '../shared/error-for-log.ts';
 import { claimJobs } from './claim.ts';
 import type { JobLog, JobRegistry } from './registry.ts';
 import { type JobOutcome, runJob } from './run-job.ts';
@@ -126,7 +127,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
     tick = runDailyTasks(deps.db, deps.clock, { log, ...(deps.tasks ? { registry: deps.tasks } : {}) })
       .then(
         () => {},
-        (error: unknown) => log(`scheduler tick failed: ${(error as Error).message}`),
+        (error: unknown) => log(`scheduler tick failed: ${messageForLog(error)}`),
       )
       .finally(() => {
         tick = undefined;
@@ -140,8 +141,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
     )
       .then(
         (outcome) => count(tally, outcome),
-        (error: unknown) =>
-          log(`job ${job.name} #${job.id}: could not record the outcome (the lease will expire and it runs again): ${(error as Error).message}`),
+        (error: unknown) => log(`job ${job.name} #${job.id}: could not record the outcome (the lease will expire and it runs again): ${messageForLog(error)}`),
       )
       .finally(() => {
         running.delete(run);
@@ -162,7 +162,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
       try {
         claimed = await claimJobs(deps.db, { workerId, now: deps.clock.now(), limit: free, leaseMs });
       } catch (error) {
-        log(`claiming jobs failed: ${(error as Error).message}`);
+        log(`claiming jobs failed: ${messageForLog(error)}`);
         await pause(pollMs * 4);
         continue;
       }

@@ -42,7 +42,12 @@ export const ERROR_CATALOGUE = {
   'commission.agreement_not_found': [404, 'No agreement with this reference.'],
   // (kontor) transport-level refusals
   route_not_found: [404, 'No such route.'],
-  malformed_body: [400, 'The request body is not valid JSON.'],
+  malformed_body: [400, 'The request body is not valid JSON in UTF-8.'],
+  malformed_request: [
+    400,
+    'The request cannot be read: its path is not valid percent-encoded UTF-8, a path segment is too long, or its HTTP is malformed or its headers too large.',
+  ],
+  request_timeout: [408, 'The request did not arrive completely in time; send it again.'],
   payload_too_large: [413, 'The request body is larger than 1 MiB.'],
   unsupported_media_type: [415, 'Request bodies must be application/json.'],
   method_not_allowed: [405, 'This route does not accept this method.'],

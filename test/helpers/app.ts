@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/connection.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
+import type { InvoicingDeps } from '../../src/modules/invoicing/index.ts';
 import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
 import { COMPANY_FILE, sealer } from './company.ts';
@@ -32,14 +33,21 @@ export type TestApp = {
 
 let counter = 0;
 
-export async function testApp(options: { now?: string; authCacheMs?: number; invoicing?: Partial<InvoicingOutside> } = {}): Promise<TestApp> {
+export async function testApp(
+  options: {
+    now?: string;
+    authCacheMs?: number;
+    app?: Pick<AppDeps, 'logger' | 'timeouts'>;
+    invoicing?: Partial<InvoicingOutside & Pick<InvoicingDeps, 'liveness'>>;
+  } = {},
+): Promise<TestApp> {
   const handle = await testDatabase();
   const clock = fixedClock(options.now ?? '2026-11-21T10:00:00Z');
   const authenticator = createAuthenticator(handle.db, clock, { cacheMs: options.authCacheMs ?? 0 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kontor-test-data-'));
   const outside = invoicingOutside({ dataDir, sealer });
-  const invoicing = { ...outside, ...options.invoicing };
-  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, invoicing });
+  const invoicing = { ...outside, liveness: handle.liveness, ...options.invoicing };
+  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, invoicing, ...options.app });
 
   const newCompany = async (label: string): Promise<TestCompany> => {
     counter += 1;

@@ -7,7 +7,7 @@ import { freshServerDatabase, usePostgres } from './database.ts';
 // Runs the real `kontor` command in child processes against a fresh data folder (PGlite)
 // or a fresh database on the PostgreSQL server (KONTOR_TEST_DB=postgres).
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/kontor.js');
+export const BIN = path.resolve(import.meta.dirname, '../../bin/kontor.js');
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
@@ -16,7 +16,7 @@ export type CliWorkspace = {
   dataDir: string;
   env: NodeJS.ProcessEnv;
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
-  spawnServer(args?: string[]): Promise<{ child: ChildProcess; port: number; output(): string }>;
+  spawnServer(args?: string[], extraEnv?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; output(): string }>;
   writeFile(name: string, content: unknown): string;
   cleanup(): Promise<void>;
 };
@@ -46,10 +46,10 @@ export async function cliWorkspace(): Promise<CliWorkspace> {
     dataDir,
     env,
     run,
-    async spawnServer(args = []) {
+    async spawnServer(args = [], extraEnv = {}) {
       const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
         cwd: dir,
-        env: { ...env, KONTOR_WORKER: 'off' },
+        env: { ...env, KONTOR_WORKER: 'off', ...extraEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.push(child);

@@ -38,6 +38,7 @@ describe('a render failure is logged with its cause, the answer carries none', (
       logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
       invoicing: {
         ...real,
+        liveness: t.handle.liveness,
         render: async (doc) => {
           attempted.push(doc.number);
           throw failure;

@@ -13,6 +13,11 @@ const tier = (from: string | number, to: string | number | null, unitPrice = '1'
 const refusals: { rule: string; body: Record<string, unknown>; code: string }[] = [
   { rule: 'an unknown pricing model', body: { pricing_model: 'freemium' }, code: 'pricing.model_unknown' },
   { rule: 'an unknown model wins over a negative price', body: { pricing_model: 'Flat', unit_price_net: '-1' }, code: 'pricing.model_unknown' },
+  {
+    rule: 'an unknown model wins over a price above the maximum',
+    body: { pricing_model: 'Flat', unit_price_net: '1000000000' },
+    code: 'pricing.model_unknown',
+  },
   { rule: 'a negative included_quantity', body: { pricing_model: 'quota', included_quantity: '-1', overage_price: '0.1' }, code: 'pricing.quantity_negative' },
   { rule: 'a negative included_quantity as a JSON number', body: { pricing_model: 'package', included_quantity: -5 }, code: 'pricing.quantity_negative' },
   { rule: 'a negative tier from', body: { pricing_model: 'volume', tiers: [open('-1')] }, code: 'pricing.quantity_negative' },
@@ -71,6 +76,19 @@ const invalid: { rule: string; body: Record<string, unknown>; url?: string; loc:
   { rule: 'a price with more than 6 decimals', body: { unit_price_net: '1.1234567' }, loc: ['body', 'unit_price_net'], type: 'decimal' },
   { rule: 'a price with an exponent', body: { unit_price_net: '1e3' }, loc: ['body', 'unit_price_net'], type: 'decimal' },
   { rule: 'a price sent as a JSON number', body: { unit_price_net: 12.5 }, loc: ['body', 'unit_price_net'], type: 'type_error' },
+  { rule: 'a unit price above 999999999.999999', body: { unit_price_net: '1000000000' }, loc: ['body', 'unit_price_net'], type: 'greater_than_maximum' },
+  {
+    rule: 'an overage price above 999999999.999999',
+    body: { pricing_model: 'quota', included_quantity: 10, overage_price: '1000000000.000001' },
+    loc: ['body', 'overage_price'],
+    type: 'greater_than_maximum',
+  },
+  {
+    rule: 'a tier price above 999999999.999999',
+    body: { pricing_model: 'graduated', tiers: [tier(0, 10), { ...open(10, '999999999999'), flat_price: '999999999999.5' }] },
+    loc: ['body', 'tiers', 1, 'flat_price'],
+    type: 'greater_than_maximum',
+  },
   {
     rule: 'a tier bound with too many decimals',
     body: { pricing_model: 'volume', tiers: [tier(0, 0.12345678), open(1)] },
@@ -157,5 +175,20 @@ describe('upsertProduct refusals', () => {
       body: { ...base, product_number: 'ZERO', unit_price_net: '0', pricing_model: 'quota', included_quantity: 0, overage_price: '0.00' },
     });
     assert.equal(res.statusCode, 201, res.body);
+  });
+
+  test('prices of exactly 999999999.999999 are accepted (the most an invoice line takes)', async () => {
+    const res = await t.request('PUT', '/v1/products/by-ref/shop/dearest', {
+      body: {
+        ...base,
+        product_number: 'DEAREST',
+        unit_price_net: '999999999.999999',
+        pricing_model: 'quota',
+        included_quantity: 1,
+        overage_price: '999999999.999999',
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().unit_price_net, '999999999.999999');
   });
 });

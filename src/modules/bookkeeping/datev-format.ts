@@ -1,6 +1,8 @@
 // Pure pieces of the DATEV EXTF "Buchungsstapel" format, format version 700 / 13
 // (german-rules §6.4): the 31-field header, the 125 column names, field encodings.
 
+import { formatCents } from '../../shared/money.ts';
+
 export const DATEV_COLUMN_COUNT = 125;
 
 function numbered(count: number, make: (n: number) => string[]): string[] {
@@ -104,8 +106,7 @@ export function text(value: string): string {
 
 /** 123456 → "1234,56" (always positive, decimal comma, no thousands separator). */
 export function amount(cents: number): string {
-  const abs = Math.abs(cents);
-  return `${Math.floor(abs / 100)},${String(abs % 100).padStart(2, '0')}`;
+  return formatCents(Math.abs(cents), ',');
 }
 
 /** "2026-03-05" → "0503" (Belegdatum TTMM; the year comes from the header period). */

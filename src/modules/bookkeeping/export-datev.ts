@@ -3,6 +3,7 @@ import type { Database } from '../../db/connection.ts';
 import type { Chart } from '../../db/schema-bookkeeping.ts';
 import { zonedParts } from '../../shared/clock.ts';
 import { isCalendarDate } from '../../shared/dates.ts';
+import { exactCents } from '../../shared/money.ts';
 import { accountPlan, automaticOutputVat, isOutputVatAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
@@ -139,9 +140,10 @@ function entryBookings(entry: JournalRow[]): string[][] {
     const automatic = line.tax_key === null ? automaticOutputVat(plan, line.account) : null;
     if (!automatic) continue;
     // DATEV derives the tax from the gross with half-up rounding; it must meet the booked tax.
-    const rate = automatic.rate;
-    const derived = Math.floor((2 * cents * rate + (100 + rate)) / (2 * (100 + rate)));
-    if (cents - derived !== line.amount_cents)
+    const rate = BigInt(automatic.rate);
+    const gross = exactCents(cents);
+    const derived = (2n * gross * rate + (100n + rate)) / (2n * (100n + rate));
+    if (gross - derived !== exactCents(line.amount_cents))
       throw new BookkeepingError(
         'not_exportable',
         `${where}: DATEV would split ${amount(cents)} on ${line.account} into a different net than ${amount(line.amount_cents)}`,

@@ -1,4 +1,5 @@
 import type { Side } from '../../db/schema-bookkeeping.ts';
+import { centsNumber } from '../../shared/money.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 
 // Pure helpers for journal lines: amounts in integer cents, always positive; the side says
@@ -12,7 +13,7 @@ const MONEY = /^(-?)(\d{1,13})\.(\d{2})$/;
 export function centsOf(amount: string): number {
   const match = MONEY.exec(amount);
   if (!match) throw new BookkeepingError('invalid_document', `amount ${amount} is not a decimal with two places`);
-  const cents = Number(match[2]) * 100 + Number(match[3]);
+  const cents = centsNumber(BigInt(`${match[2]}${match[3]}`));
   return match[1] === '-' ? -cents : cents;
 }
 

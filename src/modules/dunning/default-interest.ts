@@ -1,4 +1,5 @@
 import { D } from '../../shared/decimal.ts';
+import { centsNumber } from '../../shared/money.ts';
 import { BASE_RATES, type BaseRate, baseRatePeriods } from './base-rates.ts';
 
 // Default interest (Verzugszinsen, § 288 BGB): the base rate (§ 247 BGB) plus 5 percentage
@@ -21,7 +22,7 @@ export function defaultInterest(
   const margin = input.consumer ? MARGIN_CONSUMER : MARGIN_BUSINESS;
   const periods = baseRatePeriods(input.firstDay, input.lastDay, table).map((period) => {
     const rate = new D(period.baseRate).plus(margin);
-    const cents = new D(input.openCents).times(rate).dividedBy(100).times(period.days).dividedBy(365).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber();
+    const cents = centsNumber(new D(input.openCents).times(rate).dividedBy(100).times(period.days).dividedBy(365).toDecimalPlaces(0, D.ROUND_HALF_UP));
     return { ...period, rate: rate.toFixed(2), cents };
   });
   return { periods, cents: periods.reduce((sum, period) => sum + period.cents, 0) };

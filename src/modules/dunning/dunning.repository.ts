@@ -144,6 +144,7 @@ export function findNoticeToSend(db: Database | Trx, companyId: string, noticeId
       'n.invoice_id',
       'n.status',
       'n.paid_cents',
+      'n.mail_started_at',
       'n.document',
       byteaAsBase64<string | null>('n.pdf').as('pdf'),
       'i.status as invoice_status',
@@ -191,11 +192,25 @@ export async function closeNotice(db: Database | Trx, companyId: string, noticeI
     .execute();
 }
 
-/** Marks a pending notice sent; returns its level and date, or undefined when it was not pending (sent before). */
-export function markNoticeSent(trx: Trx, companyId: string, noticeId: string, messageId: string, now: Date) {
+/** Notes (before the mail leaves) or clears (after a mail that failed) that a run mails the notice. */
+export async function markNoticeMailing(db: Database, companyId: string, noticeId: string, startedAt: Date | null) {
+  await db
+    .updateTable('dunning_notices')
+    .set({ mail_started_at: startedAt })
+    .where('company_id', '=', companyId)
+    .where('id', '=', noticeId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Marks a pending notice sent; returns its level and date, or undefined when it was not
+ * pending (sent before). `reason`: a note on the sending (a mail left unconfirmed by a crash).
+ */
+export function markNoticeSent(trx: Trx, companyId: string, noticeId: string, messageId: string, now: Date, reason: string | null = null) {
   return trx
     .updateTable('dunning_notices')
-    .set({ status: 'sent', sent_at: now, message_id: messageId, updated_at: now })
+    .set({ status: 'sent', sent_at: now, message_id: messageId, reason, updated_at: now })
     .where('company_id', '=', companyId)
     .where('id', '=', noticeId)
     .where('status', '=', 'pending')

@@ -1,4 +1,5 @@
 import { D } from '../../shared/decimal.ts';
+import { centsNumber } from '../../shared/money.ts';
 
 // The company's dunning policy (design §5, german-rules §4): when the payment reminder
 // (level 0) and the Mahnungen (levels 1, 2 and optionally 3) go out, what each costs, and
@@ -84,5 +85,5 @@ export function policyOf(stored: DunningPolicy | null | undefined): DunningPolic
 export function feeCents(policy: DunningPolicy, level: number): number {
   if (level === 0) return 0;
   const fee = policy.fees[level];
-  return fee === undefined ? 0 : new D(fee).times(100).toNumber();
+  return fee === undefined ? 0 : centsNumber(new D(fee).times(100));
 }

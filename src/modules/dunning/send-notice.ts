@@ -3,11 +3,12 @@ import type { SmtpSettings } from '../../db/schema.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { type Job, PermanentJobError, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { pauseAt } from '../../shared/pause-at.ts';
 import { nextChangeSeq } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRow } from '../invoicing/invoices.repository.ts';
 import type { Mailer } from '../mail/index.ts';
-import { closeNotice, findNoticeToSend, markNoticeSent, OPEN_STATUSES, storeNoticePdfOnce } from './dunning.repository.ts';
+import { closeNotice, findNoticeToSend, markNoticeMailing, markNoticeSent, OPEN_STATUSES, storeNoticePdfOnce } from './dunning.repository.ts';
 import type { NoticeDocument } from './notice-document.ts';
 import { dunningMail } from './notice-mail.ts';
 import { renderNoticePdf } from './render/notice-pdf.ts';
@@ -30,8 +31,10 @@ export function noticeMessageId(companyId: string, noticeId: string): string {
  * cancelled instead (a partly paid invoice gets a new notice for the rest on the next
  * run). A mail the server refused, or one that could not go out by the last attempt,
  * marks the notice failed (the next daily run makes a new one).
- * At least once: a worker that dies between the mail and the commit mails again on the
- * retry, with the same Message-ID.
+ * Never twice: the run notes in a commit that it mails before the mail leaves. A run that
+ * finds that note (the earlier run died: a live one keeps its job lease) does not mail on
+ * its own when it cannot know whether the mail left: the outbox file tells; over SMTP the
+ * notice counts as sent, with `mail_unconfirmed` in its reason for whoever reads it.
  */
 export async function sendNotice(deps: SendNoticeDeps, job: Job<SendNoticePayload>): Promise<SendNoticeOutcome> {
   const companyId = job.company_id;
@@ -66,29 +69,51 @@ async function attemptSend(deps: SendNoticeDeps, companyId: string, noticeId: st
   if (!mailer) throw new Error('this process runs jobs without a mailer (JobDeps.mailer); the notice waits for one that has it');
   const doc = notice.document as NoticeDocument;
   const pdf = notice.pdf ? Buffer.from(notice.pdf, 'base64') : await storeNoticePdfOnce(db, companyId, noticeId, await renderNoticePdf(doc));
-  const outcome = await mailer.send(
-    { id: companyId, name: notice.company_name, email: notice.company_email, smtp: notice.company_smtp as SmtpSettings | null },
-    { ...dunningMail(doc, pdf), messageId: noticeMessageId(companyId, noticeId) },
-  );
+  const company = { id: companyId, name: notice.company_name, email: notice.company_email, smtp: notice.company_smtp as SmtpSettings | null };
+  const messageId = noticeMessageId(companyId, noticeId);
+  if (notice.mail_started_at) {
+    const left = await mailer.holds(company, messageId);
+    if (left !== false) return recordSent(deps, companyId, noticeId, notice.invoice_id, messageId, left === null ? UNCONFIRMED : null);
+  }
+  await markNoticeMailing(db, companyId, noticeId, clock.now());
+  await pauseAt('dunning-mail.before-send');
+  const outcome = await mailer.send(company, { ...dunningMail(doc, pdf), messageId });
+  await pauseAt('dunning-mail.after-send');
   if (!outcome.ok) {
+    await markNoticeMailing(db, companyId, noticeId, null);
     // Unreachable may work later (backoff); a refusal or a missing address needs a person.
     const reason = `${outcome.error.code}: ${outcome.error.message}`;
     throw outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
   }
+  return recordSent(deps, companyId, noticeId, notice.invoice_id, outcome.messageId, null);
+}
 
+const UNCONFIRMED =
+  'mail_unconfirmed: the run that mailed this notice over SMTP stopped before it recorded the mail; whether it left is not known, so it was not mailed again';
+
+/** In one transaction: the notice sent, the invoice's dunning_level, the change feed and `invoice.dunning_sent`. */
+async function recordSent(
+  deps: SendNoticeDeps,
+  companyId: string,
+  noticeId: string,
+  invoiceId: string,
+  messageId: string,
+  reason: string | null,
+): Promise<SendNoticeOutcome> {
+  const { db, clock } = deps;
   await inTransaction(db, async (trx) => {
     // The invoice row first, then the feed counter: the order every invoice change takes.
-    await trx.selectFrom('invoices').select('id').where('company_id', '=', companyId).where('id', '=', notice.invoice_id).forUpdate().executeTakeFirstOrThrow();
-    const sent = await markNoticeSent(trx, companyId, noticeId, outcome.messageId, clock.now());
+    await trx.selectFrom('invoices').select('id').where('company_id', '=', companyId).where('id', '=', invoiceId).forUpdate().executeTakeFirstOrThrow();
+    const sent = await markNoticeSent(trx, companyId, noticeId, messageId, clock.now(), reason);
     if (!sent) return;
     await trx
       .updateTable('invoices')
       .set({ dunning_level: sent.level, last_dunning_on: sent.notice_date, change_seq: await nextChangeSeq(trx, companyId), changed_at: clock.now() })
       .where('company_id', '=', companyId)
-      .where('id', '=', notice.invoice_id)
+      .where('id', '=', invoiceId)
       .execute();
-    const row = await findInvoiceViewRow(trx, companyId, notice.invoice_id);
-    await recordEvent(trx, { companyId, type: 'invoice.dunning_sent', subjectId: notice.invoice_id, data: invoiceView(row!), createdAt: clock.now() });
+    const row = await findInvoiceViewRow(trx, companyId, invoiceId);
+    await recordEvent(trx, { companyId, type: 'invoice.dunning_sent', subjectId: invoiceId, data: invoiceView(row!), createdAt: clock.now() });
   });
   return 'sent';
 }

@@ -7,25 +7,23 @@ import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
 import type { EarlyRender } from './early-render.ts';
-import { claimKey, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
+import { claimKey, finalizeAnswer, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
 import { insertInvoice } from './insert-invoice.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
 import { type InvoiceFiles, storeFiles } from './invoice-files.ts';
-import { invoiceCreatedView, invoiceView, type SendError } from './invoice-view.ts';
+import { invoiceCreatedView, invoiceView } from './invoice-view.ts';
 import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.ts';
 import { type InvoicingDeps, renderedOrRefuse } from './invoicing-deps.ts';
+import { INTERRUPTED, insertAttempt, lastSendError, type MailAttempt, settleAfterCrash } from './mail-attempts.ts';
 import { invoiceRangeKey } from './numbering.ts';
 import { assertPeriodOpen } from './period-lock.ts';
 import { issuedDocument, issuingVerdict, paymentTermsDays } from './plan-issue.ts';
 import { resolveLines } from './resolve-lines.ts';
-import { sendIssuedInvoice } from './send-invoice.ts';
+import { mailRecordedAttempt } from './send-invoice.ts';
 
 export type { CreateInvoiceBody, CreateInvoiceLine } from './create-invoice-input.ts';
 
 export type CreateInvoiceAnswer = StoredAnswer & { replayed: boolean };
-
-/** A mail attempt that does not finish leaves this answer (the invoice is issued). */
-const INTERRUPTED: SendError = { code: 'mail_unreachable', message: 'Der Versand wurde unterbrochen; bitte mit POST /invoices/{id}/send wiederholen.' };
 
 /**
  * createInvoice (interface §4): a draft, an issued invoice, or issued and mailed. Runs in
@@ -46,7 +44,9 @@ export async function createInvoice(deps: InvoicingDeps, companyId: string, idem
             (timeZone) => deps.clock.today(timeZone),
             (doc) => deps.render(doc),
           ) ?? null;
-      const earlier = await storedAnswer(deps.db, companyId, idempotencyKey, hash);
+      const earlier = await storedAnswer(deps.db, deps.liveness, companyId, idempotencyKey, hash, (invoiceId) =>
+        answerAfterCrash(deps, companyId, idempotencyKey, invoiceId),
+      );
       if (earlier) {
         deps.earlyRenders?.answered(companyId, idempotencyKey);
         return { ...earlier, replayed: true };
@@ -76,6 +76,8 @@ async function createOnce(
 ): Promise<CreateInvoiceAnswer> {
   const issue = body.issue === true;
   const send = issue && body.send === true;
+  // The process that will mail: its token goes on the attempt and the key's open answer.
+  const owner = send ? await deps.liveness.token() : undefined;
   const created = await inTransaction(deps.db, async (trx) => {
     await claimKey(trx, companyId, key, hash);
     const customer = await findCustomerByRef(trx, companyId, body.customer.source, body.customer.external_ref);
@@ -134,16 +136,31 @@ async function createOnce(
       cancelled_by_external_ref: null,
     };
     if (doc) await recordEvent(trx, { companyId, type: 'invoice.issued', subjectId: invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
+    // The mail's attempt commits with the invoice, before the mail leaves (mail-attempts.ts).
+    const attempt: MailAttempt | null = send && doc ? await insertAttempt(trx, deps, company, invoiceId, doc.number) : null;
+    // While the mail is under way the answer stays open, held by this process (`owner`).
     const answer = JSON.stringify(invoiceCreatedView(row, send ? INTERRUPTED : null));
-    await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send });
+    await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send, ...(owner ? { owner } : {}) });
     const files = rendering && doc ? await renderedOrRefuse(rendering, doc) : null;
     if (files) await storeFiles(trx, companyId, invoiceId, files);
-    return { invoiceId, company, doc, files, answer };
+    return { invoiceId, company, doc, files, answer, attempt };
   });
-  if (!send || !created.doc || !created.files) return { status: 201, body: created.answer, replayed: false };
-  const outcome = await sendIssuedInvoice(deps, created.company, created.invoiceId, created.doc, created.files);
+  if (!created.attempt || !created.doc || !created.files) return { status: 201, body: created.answer, replayed: false };
+  const outcome = await mailRecordedAttempt(deps, created.company, created.invoiceId, created.attempt, created.doc, created.files);
   const row = await findInvoiceViewRow(deps.db, companyId, created.invoiceId);
   const answer = JSON.stringify(invoiceCreatedView(row!, outcome.ok ? null : outcome.error));
-  await storeAnswer(deps.db, companyId, key, { status: 201, body: answer, invoiceId: created.invoiceId, final: true });
-  return { status: 201, body: answer, replayed: false };
+  return { ...(await finalizeAnswer(deps.db, companyId, key, { status: 201, body: answer })), replayed: false };
+}
+
+/**
+ * The answer of a key whose process died while it mailed: the mail is settled (the
+ * outbox tells whether it left; over SMTP it is `mail_unconfirmed`), the answer says so
+ * and is final from now on. Undefined while a live process mails the invoice.
+ */
+async function answerAfterCrash(deps: InvoicingDeps, companyId: string, key: string, invoiceId: string): Promise<StoredAnswer | undefined> {
+  const company = await deps.db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
+  if ((await settleAfterCrash(deps, company, invoiceId)) === 'busy') return undefined;
+  const row = await findInvoiceViewRow(deps.db, companyId, invoiceId);
+  const sendError = row!.sent_at ? null : await lastSendError(deps.db, companyId, invoiceId);
+  return finalizeAnswer(deps.db, companyId, key, { status: 201, body: JSON.stringify(invoiceCreatedView(row!, sendError)) });
 }

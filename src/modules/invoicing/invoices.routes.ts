@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, validationFailed } from '../../shared/errors.ts';
+import { amountLimitIssues } from './amount-limits.ts';
 import { cancelInvoice } from './cancel-invoice.ts';
 import { type CreateInvoiceBody, createInvoice } from './create-invoice.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
@@ -32,6 +33,8 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
       if (body.service_period.end < body.service_period.start) {
         throw validationFailed([{ loc: ['body', 'service_period', 'end'], type: 'less_than_minimum', msg: 'The service period ends before it starts' }]);
       }
+      const amountIssues = amountLimitIssues(body.lines);
+      if (amountIssues.length > 0) throw validationFailed(amountIssues);
       const answer = await createInvoice(deps, request.auth.companyId, request.headers['idempotency-key'] as string, body);
       if (answer.replayed) reply.header('idempotent-replayed', 'true');
       // The stored text itself, so a replay is the first answer byte for byte.
@@ -84,8 +87,17 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
     });
   }
 
-  app.post<{ Params: ById }>('/invoices/:id/send', { schema: schemas.sendInvoiceSchema, config: { scope: 'partner:invoices:write' } }, async (request) =>
-    sendInvoice(deps, request.auth.companyId, request.params.id),
+  app.post<{ Params: ById; Body: { resend?: boolean } | undefined }>(
+    '/invoices/:id/send',
+    {
+      schema: schemas.sendInvoiceSchema,
+      config: { scope: 'partner:invoices:write' },
+      // The body is optional: a request without one is {}.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => sendInvoice(deps, request.auth.companyId, request.params.id, { resend: request.body?.resend === true }),
   );
 
   app.post<{ Params: ById }>(

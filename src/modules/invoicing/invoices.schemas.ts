@@ -1,4 +1,5 @@
 import { byRefParams, EXTERNAL_REF_PATTERN, errorResponses, noQuery, SOURCE_PATTERN } from '../../http/common-schemas.ts';
+import { MAX_AMOUNT, MAX_UNIT_PRICE } from '../../shared/money.ts';
 
 // Invoice request and response schemas (interface §2 Invoice and creation request, §4 Invoices).
 
@@ -65,9 +66,18 @@ const line = {
   required: ['description', 'quantity', 'unit_price_net', 'vat_rate'],
   properties: {
     description: { type: 'string', minLength: 1, maxLength: 1000 },
-    quantity: { type: ['number', 'string'], 'x-decimal': 'nonnegative', description: 'Up to 6 decimals; the string form sent is kept' },
+    quantity: {
+      type: ['number', 'string'],
+      'x-decimal': 'nonnegative',
+      description: 'Up to 12 digits before and 6 after the decimal point; the string form sent is kept',
+    },
     unit: { type: ['string', 'null'], maxLength: 32 },
-    unit_price_net: { type: 'string', 'x-decimal': 'nonnegative' },
+    unit_price_net: {
+      type: 'string',
+      'x-decimal': 'nonnegative',
+      'x-decimal-maximum': MAX_UNIT_PRICE,
+      description: `Up to 6 decimals, at most ${MAX_UNIT_PRICE}. The line net (quantity × unit_price_net) and the invoice total must stay within ${MAX_AMOUNT}.`,
+    },
     vat_rate: { type: 'integer', enum: [0, 7, 19] },
     product_ref: { ...ref, description: "A product's external_ref in the customer's source" },
     product_number: { type: 'string', minLength: 1, maxLength: 64 },
@@ -157,7 +167,16 @@ const one = (operationId: string, summary: string) =>
   ({ operationId, tags, summary, params: idParams, querystring: noQuery, response: { 200: invoiceSchema, ...errorResponses } }) as const;
 
 export const retrieveInvoiceSchema = one('retrieveInvoice', 'Get an invoice');
-export const sendInvoiceSchema = one('sendInvoice', 'Mail an issued invoice (once)');
+export const sendInvoiceSchema = {
+  ...one('sendInvoice', 'Mail an issued invoice (once)'),
+  description:
+    'Mails an issued invoice once; an invoice mailed before is answered as it is. When a crash left it unknown whether the last mail left (send_error mail_unconfirmed), it is mailed again only with the body {"resend": true}; without it the answer is 422 invoice_send_failed with send_error.',
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { resend: { type: 'boolean', description: 'Mail again although an interrupted mail may have arrived (mail_unconfirmed).' } },
+  },
+} as const;
 export const cancelInvoiceSchema = {
   ...one('cancelInvoice', 'Cancel an invoice with a Stornorechnung'),
   description: 'Answers 201 with the new storno invoice, 200 with the same storno when the invoice was cancelled before.',

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/connection.ts';
+import type { Liveness } from '../../db/liveness.ts';
 import type { Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -16,6 +17,10 @@ export type InvoicingDeps = {
   render(doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }>;
   book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, known?: BookingKnowns): Promise<void>;
   mail(company: CompanyRow, doc: InvoiceDocument, files: { pdf: Buffer; xml: Buffer | null }): Promise<{ ok: true } | { ok: false; error: SendError }>;
+  /** Whether the mail with this Message-ID left: known from the outbox, unknowable over SMTP (null). */
+  mailed(company: CompanyRow, messageId: string): Promise<boolean | null>;
+  /** Which processes live: the owners of mails under way (db/liveness.ts). */
+  liveness: Liveness;
   /** Renders predicted documents before the issuing transaction (early-render.ts); absent: render in the transaction only. */
   earlyRenders?: EarlyRenders;
 };

@@ -3,16 +3,21 @@ import type { SmtpSettings } from '../../db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
-import { createMailer, invoiceMail, invoiceMessageId, type Mailer } from '../mail/index.ts';
+import { createMailer, invoiceMail, invoiceMessageId, type Mailer, type MailingCompany } from '../mail/index.ts';
+import type { CompanyRow } from './build-document.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { createRenderPool } from './render/render-pool.ts';
+
+function mailingCompany(company: CompanyRow): MailingCompany {
+  return { id: company.id, name: company.name, email: company.email, smtp: company.smtp as SmtpSettings | null };
+}
 
 /** One render thread per spare core (at least one, at most four). */
 export function defaultRenderThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
-export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail'> & { close(): Promise<void> };
+export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed'> & { close(): Promise<void> };
 
 /**
  * The real renderers, booking and mailbox for invoice operations. `mailer`: the process's
@@ -34,12 +39,10 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer; ren
       }
     },
     async mail(company, doc, files) {
-      const outcome = await mailer.send(
-        { id: company.id, name: company.name, email: company.email, smtp: company.smtp as SmtpSettings | null },
-        { ...invoiceMail(doc, files), messageId: invoiceMessageId(company.id, doc.number) },
-      );
+      const outcome = await mailer.send(mailingCompany(company), { ...invoiceMail(doc, files), messageId: invoiceMessageId(company.id, doc.number) });
       return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
     },
+    mailed: (company, messageId) => mailer.holds(mailingCompany(company), messageId),
     async close() {
       if (ownsMailer) mailer.close();
       await renderer.close();

@@ -1,60 +1,46 @@
 import type { Database } from '../../db/connection.ts';
-import { inTransaction } from '../../db/transaction.ts';
-import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
+import { pauseAt } from '../../shared/pause-at.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
-import { nextChangeSeq } from './invoice-changes.ts';
 import { readFiles } from './invoice-files.ts';
 import { invoiceView, type SendError } from './invoice-view.ts';
 import { findInvoiceViewRow } from './invoices.repository.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
+import { beginAttempt, finishAttempt, type MailAttempt, UNCONFIRMED } from './mail-attempts.ts';
 
 export type SendOutcome = { ok: true } | { ok: false; error: SendError };
 
+/** A mail that threw (our own failure: the outbox disk, a bug) did not leave. */
+const MAIL_CRASHED: SendError = {
+  code: 'mail_unreachable',
+  message: 'Die Mail konnte wegen eines internen Fehlers nicht übergeben werden. Bitte später mit POST /invoices/{id}/send erneut senden.',
+};
+
 /**
- * Mails an issued invoice (outside any transaction), then records the first mail:
- * status `sent` (unless paid meanwhile), `sent_at`, and the event invoice.sent — once.
+ * Mails an issued invoice whose attempt is recorded and committed (mail-attempts.ts),
+ * outside any transaction, then records how it ended: the first mail that leaves makes the
+ * invoice `sent` (unless paid meanwhile) with the event invoice.sent — once.
  */
-export async function sendIssuedInvoice(
+export async function mailRecordedAttempt(
   deps: InvoicingDeps,
   company: CompanyRow,
   invoiceId: string,
+  attempt: MailAttempt,
   doc: InvoiceDocument,
   files: { pdf: Buffer; xml: Buffer | null },
 ): Promise<SendOutcome> {
-  const outcome = await deps.mail(company, doc, files);
-  if (!outcome.ok) return outcome;
-  await inTransaction(deps.db, async (trx) => {
-    const current = await trx
-      .selectFrom('invoices')
-      .select(['status', 'sent_at'])
-      .where('company_id', '=', company.id)
-      .where('id', '=', invoiceId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    if (current.sent_at) return;
-    await trx
-      .updateTable('invoices')
-      .set({
-        status: current.status === 'issued' ? 'sent' : current.status,
-        sent_at: deps.clock.now(),
-        change_seq: await nextChangeSeq(trx, company.id),
-        changed_at: deps.clock.now(),
-      })
-      .where('company_id', '=', company.id)
-      .where('id', '=', invoiceId)
-      .execute();
-    const row = await findInvoiceViewRow(trx, company.id, invoiceId);
-    await recordEvent(trx, { companyId: company.id, type: 'invoice.sent', subjectId: invoiceId, data: invoiceView(row!), createdAt: deps.clock.now() });
-  });
+  await pauseAt('invoice-mail.before-send');
+  const outcome: SendOutcome = await deps.mail(company, doc, files).catch(() => ({ ok: false, error: MAIL_CRASHED }));
+  await pauseAt('invoice-mail.after-send');
+  await finishAttempt(deps, company.id, invoiceId, attempt.id, outcome);
   return outcome;
 }
 
 async function loadIssued(db: Database, companyId: string, invoiceId: string) {
   const invoice = await db
     .selectFrom('invoices')
-    .select(['id', 'status', 'sent_at', 'document'])
+    .select(['id', 'number', 'status', 'sent_at', 'document'])
     .where('company_id', '=', companyId)
     .where('id', '=', invoiceId)
     .where('type', 'in', ['invoice', 'storno'])
@@ -63,17 +49,25 @@ async function loadIssued(db: Database, companyId: string, invoiceId: string) {
   return invoice;
 }
 
-/** POST /invoices/{id}/send: mails an issued invoice once; an invoice mailed before is answered unchanged. */
-export async function sendInvoice(deps: InvoicingDeps, companyId: string, invoiceId: string) {
+/**
+ * POST /invoices/{id}/send: mails an issued invoice once; an invoice mailed before is
+ * answered unchanged. After a crash left it unknown whether the mail left (SMTP), it is
+ * mailed again only with `resend`.
+ */
+export async function sendInvoice(deps: InvoicingDeps, companyId: string, invoiceId: string, options: { resend?: boolean } = {}) {
   const invoice = await loadIssued(deps.db, companyId, invoiceId);
-  if (invoice.status === 'draft' || !invoice.document)
+  if (invoice.status === 'draft' || !invoice.document || !invoice.number)
     throw new AppError('invoice_not_issued', {}, 'A draft cannot be sent; a person issues it in the app first.');
   if (!invoice.sent_at && invoice.status !== 'cancelled') {
     const company = await deps.db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
     const { pdf, xml } = await readFiles(deps.db, companyId, invoiceId);
     if (!pdf) throw new AppError('invoice_pdf_missing');
-    const outcome = await sendIssuedInvoice(deps, company, invoiceId, invoice.document as InvoiceDocument, { pdf, xml });
-    if (!outcome.ok) throw new AppError('invoice_send_failed', {}, outcome.error.message);
+    const start = await beginAttempt(deps, company, invoiceId, invoice.number, options.resend === true);
+    if (start.kind === 'unconfirmed') throw new AppError('invoice_send_failed', { send_error: UNCONFIRMED }, UNCONFIRMED.message);
+    if (start.kind === 'start') {
+      const outcome = await mailRecordedAttempt(deps, company, invoiceId, start.attempt, invoice.document as InvoiceDocument, { pdf, xml });
+      if (!outcome.ok) throw new AppError('invoice_send_failed', { send_error: outcome.error }, outcome.error.message);
+    }
   }
   const row = await findInvoiceViewRow(deps.db, companyId, invoiceId);
   return invoiceView(row!);

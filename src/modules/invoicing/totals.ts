@@ -1,37 +1,68 @@
 import { D } from '../../shared/decimal.ts';
+import { centsNumber, exactCents, formatCents } from '../../shared/money.ts';
 
 // Line arithmetic of design §4: line net = round half up(quantity × unit price, 2); tax per
 // rate = round half up(sum of that rate's line nets × rate / 100, 2); totals are sums.
-// Amounts are integer cents here; a storno uses the same numbers with negative signs.
+// Amounts are integer cents; a storno uses the same numbers with negative signs (half up
+// rounds away from zero, so a storno's amounts are exactly the original's negated).
+//
+// The exact forms (exactLineNet, exactTotals) compute in decimals and bigint cents and are
+// right at any size; amount-limits.ts uses them to refuse what no bank could pay. The
+// number forms (lineNetCents, invoiceTotals) serve amounts within those limits and throw
+// a RangeError rather than round anything that does not fit a number exactly.
 
-export type PricedLine = { quantity: string; unitPriceNet: string; vatRate: 0 | 7 | 19 };
+export type VatRate = 0 | 7 | 19;
+export type PricedLine = { quantity: string; unitPriceNet: string; vatRate: VatRate };
 
-export function lineNetCents(line: PricedLine): number {
-  return new D(line.quantity).times(line.unitPriceNet).toDecimalPlaces(2, D.ROUND_HALF_UP).times(100).toNumber();
+/** round half up(quantity × unit price, 2) in cents, exact. */
+export function exactLineNet(line: Pick<PricedLine, 'quantity' | 'unitPriceNet'>): bigint {
+  const quantity = new D(line.quantity);
+  const price = new D(line.unitPriceNet);
+  // decimal.js rounds a product to its precision (40 digits): it is exact while the
+  // digits of both factors fit, as the API's decimals (at most 18 digits each) always do.
+  if (quantity.sd() + price.sd() > D.precision) throw new RangeError(`${line.quantity} × ${line.unitPriceNet} has too many digits to multiply exactly`);
+  return BigInt(quantity.times(price).toDecimalPlaces(2, D.ROUND_HALF_UP).times(100).toFixed(0));
 }
 
-export type RateTotals = { rate: 0 | 7 | 19; netCents: number; taxCents: number };
+export function lineNetCents(line: PricedLine): number {
+  return centsNumber(exactLineNet(line));
+}
+
+export type ExactRateTotals = { rate: VatRate; net: bigint; tax: bigint };
+export type ExactTotals = { net: bigint; tax: bigint; gross: bigint; perRate: ExactRateTotals[] };
+
+/** round half up(net × rate / 100) in whole cents, away from zero on a tie (a storno mirrors). */
+function taxOf(net: bigint, rate: VatRate): bigint {
+  const hundredths = net * BigInt(rate);
+  const rounded = ((hundredths < 0n ? -hundredths : hundredths) + 50n) / 100n;
+  return hundredths < 0n ? -rounded : rounded;
+}
+
+/** Totals from line nets (bigint cents) per VAT rate, exact; rates in descending order. */
+export function exactTotals(lines: readonly { vatRate: VatRate; net: bigint }[]): ExactTotals {
+  const byRate = new Map<VatRate, bigint>();
+  for (const line of lines) byRate.set(line.vatRate, (byRate.get(line.vatRate) ?? 0n) + line.net);
+  const perRate = [...byRate.entries()].sort(([a], [b]) => b - a).map(([rate, net]) => ({ rate, net, tax: taxOf(net, rate) }));
+  const net = perRate.reduce((sum, r) => sum + r.net, 0n);
+  const tax = perRate.reduce((sum, r) => sum + r.tax, 0n);
+  return { net, tax, gross: net + tax, perRate };
+}
+
+export type RateTotals = { rate: VatRate; netCents: number; taxCents: number };
 export type Totals = { netCents: number; taxCents: number; grossCents: number; perRate: RateTotals[] };
 
 /** Totals from line nets (in cents) per VAT rate; rates in descending order. */
-export function invoiceTotals(lines: { vatRate: 0 | 7 | 19; netCents: number }[]): Totals {
-  const byRate = new Map<0 | 7 | 19, number>();
-  for (const line of lines) byRate.set(line.vatRate, (byRate.get(line.vatRate) ?? 0) + line.netCents);
-  const perRate = [...byRate.entries()]
-    .sort(([a], [b]) => b - a)
-    .map(([rate, netCents]) => ({
-      rate,
-      netCents,
-      taxCents: new D(netCents).times(rate).dividedBy(100).toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber(),
-    }));
-  const netCents = perRate.reduce((sum, r) => sum + r.netCents, 0);
-  const taxCents = perRate.reduce((sum, r) => sum + r.taxCents, 0);
-  return { netCents, taxCents, grossCents: netCents + taxCents, perRate };
+export function invoiceTotals(lines: readonly { vatRate: VatRate; netCents: number }[]): Totals {
+  const exact = exactTotals(lines.map((line) => ({ vatRate: line.vatRate, net: exactCents(line.netCents) })));
+  return {
+    netCents: centsNumber(exact.net),
+    taxCents: centsNumber(exact.tax),
+    grossCents: centsNumber(exact.gross),
+    perRate: exact.perRate.map((r) => ({ rate: r.rate, netCents: centsNumber(r.net), taxCents: centsNumber(r.tax) })),
+  };
 }
 
 /** Cents as the API's decimal string with exactly two decimals ("-12.30"). */
-export function centsToDecimal(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+export function centsToDecimal(cents: number | bigint): string {
+  return formatCents(cents);
 }

@@ -3,7 +3,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import type { SmtpSettings } from '../../db/schema.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { messageIdFor, parseRecipients, replyToAddress, senderAddress } from './addresses.ts';
-import { writeToOutbox } from './outbox.ts';
+import { outboxHolds, writeToOutbox } from './outbox.ts';
 import { classifySmtpError } from './send-error.ts';
 import { DEFAULT_TIMEOUTS, type SmtpTimeouts, settingsFingerprint, smtpPoolOptions } from './smtp-options.ts';
 import type { MailingCompany, OutgoingMail, SendOutcome } from './types.ts';
@@ -22,6 +22,11 @@ export type MailerOptions = {
 
 export type Mailer = {
   send(company: MailingCompany, message: OutgoingMail): Promise<SendOutcome>;
+  /**
+   * Whether a mail with this Message-ID left: the outbox file tells (true or false); over
+   * SMTP nobody can know once the process that sent it is gone (null).
+   */
+  holds(company: MailingCompany, messageId: string): Promise<boolean | null>;
   /** Closes every pooled SMTP connection (shutdown, tests). */
   close(): void;
 };
@@ -102,6 +107,11 @@ export function createMailer({ dataDir, sealer, now = () => new Date(), timeouts
       } catch (error) {
         return { ok: false, error: classifySmtpError(error, { host: smtp.host, port: smtp.port, user: transport.user, password: transport.password }) };
       }
+    },
+
+    async holds(company, messageId) {
+      if (company.smtp) return null;
+      return outboxHolds(dataDir, company.id, messageIdFor(company.id, messageId));
     },
 
     close() {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, open, unlink } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 // The embedded default without SMTP (design §1): each mail is a complete .eml file under
@@ -41,6 +41,28 @@ export async function writeToOutbox(dataDir: string, companyId: string, messageI
   } finally {
     await unlink(temp).catch(() => {});
   }
+}
+
+/**
+ * Whether the company's outbox holds a mail with this Message-ID (a file linked under its
+ * final name: the mail counts as sent). Read after a crash, to learn whether a mail left.
+ */
+export async function outboxHolds(dataDir: string, companyId: string, messageId: string): Promise<boolean> {
+  if (!COMPANY_ID.test(companyId)) return false;
+  let names: string[];
+  try {
+    names = await readdir(path.join(dataDir, 'outbox', companyId));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const id = fileSafe(messageId);
+  // `<stamp>-<id>.eml` or, when that name was taken, `<stamp>-<id>-<n>.eml` (writeToOutbox).
+  return names.some((name) => {
+    const match = /^\d{8}-\d{6}-(.+)\.eml$/.exec(name);
+    const rest = match?.[1];
+    return rest !== undefined && (rest === id || (rest.startsWith(`${id}-`) && /^\d+$/.test(rest.slice(id.length + 1))));
+  });
 }
 
 /** `yyyymmdd-hhmmss` in UTC: a transport timestamp, so real time and no zone ambiguity. */

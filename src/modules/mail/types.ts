@@ -17,9 +17,13 @@ export type OutgoingMail = {
   messageId?: string;
 };
 
-/** The interface's `SendError` (design §3); `message` is German, for a person. */
+/**
+ * The interface's `SendError` (design §3); `message` is German, for a person.
+ * `mail_unconfirmed`: a crash left it unknown whether the mail left (never from the mailer
+ * itself; invoicing/mail-attempts.ts says it).
+ */
 export type SendError = {
-  code: 'mail_rejected' | 'mail_unreachable' | 'recipient_missing';
+  code: 'mail_rejected' | 'mail_unreachable' | 'recipient_missing' | 'mail_unconfirmed';
   message: string;
 };
 

@@ -1,4 +1,5 @@
 import { D, type DecimalValue } from '../../shared/decimal.ts';
+import { centsNumber, formatCents } from '../../shared/money.ts';
 
 // Amounts from bank files stay exact: decimal strings in, integer cents for EUR out.
 
@@ -22,18 +23,16 @@ export function decimal(amount: string): DecimalValue {
   return new D(amount);
 }
 
-/** "119.5" → 11950; null when the amount has non-zero digits beyond cents. */
+/** "119.5" → 11950; null when the amount has non-zero digits beyond cents (or is beyond any number). */
 export function toCents(amount: string): number | null {
   const cents = new D(amount).times(100);
-  if (!cents.isInteger() || cents.greaterThan(Number.MAX_SAFE_INTEGER)) return null;
-  return cents.toNumber();
+  if (!cents.isInteger() || cents.abs().greaterThan(Number.MAX_SAFE_INTEGER)) return null;
+  return centsNumber(cents);
 }
 
 /** 11950 → "119.50" */
 export function centsToAmount(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return formatCents(cents);
 }
 
 /** A decimal with two places as the file's notation writes it: dot (camt) or comma (MT940). */

@@ -6,6 +6,7 @@ import { recordEvents } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { RetryTransaction } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { pauseAt } from '../../shared/pause-at.ts';
 import { bookPayments, lockedUntil } from '../bookkeeping/index.ts';
 import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
@@ -103,6 +104,8 @@ export async function importBankStatement(
     await insertCredits(trx, plan.creditRows.splice(0));
     await bookPayments(trx, companyId, company.chart, plan.payments.splice(0));
     await updateInvoices(trx, companyId, company.timezone, plan, now);
+    // Crash tests stop here, everything written and nothing committed (KONTOR_PAUSE_AT).
+    await pauseAt('bank-import.before-commit');
 
     return {
       statement_id: statementId,

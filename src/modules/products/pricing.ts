@@ -1,6 +1,7 @@
 import type { Tier } from '../../db/schema.ts';
 import { D, type DecimalValue, roundMoney } from '../../shared/decimal.ts';
 import { AppError, type ValidationIssue } from '../../shared/errors.ts';
+import { MAX_UNIT_PRICE } from '../../shared/money.ts';
 
 // Pricing models (design §6) as pure functions: the checks that refuse inconsistent terms
 // with their pricing.* codes, and the net price of a quantity. Shared by products and, later,
@@ -111,6 +112,20 @@ export function checkPricing(
   }
   if (model === 'quota' && overagePrice === null) {
     issues.push({ loc: [...loc, 'overage_price'], type: 'missing', msg: 'The quota model needs overage_price (use "0" when usage beyond the quota is free)' });
+  }
+  // Prices bounded like an invoice line's unit price (no invoice could carry more).
+  const prices: [string | null, (string | number)[]][] = [
+    [input.unit_price_net, ['unit_price_net']],
+    [overagePrice, ['overage_price']],
+    ...(complete ?? []).flatMap((tier, i): [string | null, (string | number)[]][] => [
+      [tier.unit_price, ['tiers', i, 'unit_price']],
+      [tier.flat_price ?? null, ['tiers', i, 'flat_price']],
+    ]),
+  ];
+  for (const [price, path] of prices) {
+    if (price !== null && new D(price).greaterThan(MAX_UNIT_PRICE)) {
+      issues.push({ loc: [...loc, ...path], type: 'greater_than_maximum', msg: `Input should be at most ${MAX_UNIT_PRICE}` });
+    }
   }
 
   return {

@@ -1,4 +1,5 @@
 import { byRefParams, errorResponses, noQuery, nullableString } from '../../http/common-schemas.ts';
+import { MAX_UNIT_PRICE } from '../../shared/money.ts';
 import { PRICING_MODELS } from './pricing.ts';
 
 // Product request and response (design §6 product body and pricing models).
@@ -9,8 +10,9 @@ import { PRICING_MODELS } from './pricing.ts';
 
 const DECIMAL_NOTE = 'decimal string with at most 6 decimals, no exponent';
 
-const price = (description: string) => ({ type: 'string', 'x-decimal': true, description: `${description}; ${DECIMAL_NOTE}` }) as const;
-const nullablePrice = (description: string) => ({ type: ['string', 'null'], 'x-decimal': true, description: `${description}; ${DECIMAL_NOTE}` }) as const;
+const PRICE_NOTE = `${DECIMAL_NOTE}, at most ${MAX_UNIT_PRICE}`;
+const price = (description: string) => ({ type: 'string', 'x-decimal': true, description: `${description}; ${PRICE_NOTE}` }) as const;
+const nullablePrice = (description: string) => ({ type: ['string', 'null'], 'x-decimal': true, description: `${description}; ${PRICE_NOTE}` }) as const;
 const quantity = (description: string) =>
   ({ type: ['string', 'number', 'null'], 'x-decimal': true, description: `${description}; a JSON number or ${DECIMAL_NOTE}` }) as const;
 

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/connection.ts';
+import { messageForLog } from '../../shared/error-for-log.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import {
   type AttemptOutcome,
@@ -105,7 +106,7 @@ export function createDeliveryPump(
       // room until written. If the database stays away, the leases run out and the
       // deliveries are tried again (at least once).
       results = batch.concat(results);
-      log(`recording ${batch.length} webhook attempt(s) failed: ${(error as Error).message}`);
+      log(`recording ${batch.length} webhook attempt(s) failed: ${messageForLog(error)}`);
       if (claiming) flushTimer ??= setTimeout(() => void flush(), 1_000);
       return false;
     }
@@ -168,7 +169,7 @@ export function createDeliveryPump(
     if (claims.length === 0) return Promise.resolve();
     return returnClaims(deps.db, s.workerId, claims).then(
       () => {},
-      (error: Error) => log(`giving back ${claims.length} unsent webhook deliveries failed (their lease will run out): ${error.message}`),
+      (error: Error) => log(`giving back ${claims.length} unsent webhook deliveries failed (their lease will run out): ${messageForLog(error)}`),
     );
   };
 
@@ -187,7 +188,7 @@ export function createDeliveryPump(
       slot.running += 1;
       running += 1;
       const run: Promise<void> = attempt(delivery)
-        .catch((error: unknown) => log(`webhook attempt ${delivery.event_id} → ${delivery.endpoint_id} crashed: ${(error as Error).message}`))
+        .catch((error: unknown) => log(`webhook attempt ${delivery.event_id} → ${delivery.endpoint_id} crashed: ${messageForLog(error)}`))
         .finally(() => {
           slot.running -= 1;
           running -= 1;
