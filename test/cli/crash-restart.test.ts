@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { COMPANY_FILE } from '../helpers/app.ts';
 import { BIN, type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { usePostgres } from '../helpers/database.ts';
 import { answers, childrenOf, ended, hasProc, poll, processStart, processState, type Watched, watch } from '../helpers/processes.ts';
@@ -32,21 +31,7 @@ describe('restart after kill -9', () => {
     started.push(p);
     return p;
   };
-  const bootstrap = async () => {
-    const res = await w.run([
-      'admin',
-      'bootstrap',
-      '--org',
-      'Crash GmbH',
-      '--company-file',
-      w.writeFile('company.json', COMPANY_FILE),
-      '--admin-email',
-      'crash@example.com',
-      '--json',
-    ]);
-    assert.equal(res.code, 0, res.stderr);
-    return JSON.parse(res.stdout) as { company_id: string };
-  };
+  const bootstrap = () => w.bootstrap('crash');
   beforeEach(async () => {
     w = await cliWorkspace();
   });

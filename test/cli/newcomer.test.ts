@@ -8,7 +8,6 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bufferIo } from '../../src/cli/io.ts';
 import { runCli } from '../../src/cli/run-cli.ts';
-import { COMPANY_FILE } from '../helpers/app.ts';
 import { BIN, type CliResult, type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { usePostgres } from '../helpers/database.ts';
 import { watch } from '../helpers/processes.ts';
@@ -143,19 +142,7 @@ describe('the kontor command for a newcomer', () => {
   test('a command whose server dies while it carries the command out ends with one sentence, exit 1', {
     skip: usePostgres && 'commands reach a server only on the embedded data folder',
   }, async () => {
-    const boot = await runSplit([
-      'admin',
-      'bootstrap',
-      '--org',
-      'Neu GmbH',
-      '--company-file',
-      w.writeFile('company.json', COMPANY_FILE),
-      '--admin-email',
-      'neu@example.com',
-      '--json',
-    ]);
-    assert.equal(boot.code, 0, boot.stderr);
-    const { company_id } = JSON.parse(boot.stdout) as { company_id: string };
+    const { company_id } = await w.bootstrap('neu');
     const server = watch(process.execPath, [BIN, 'serve', '--port', '0'], {
       cwd: w.dir,
       env: { ...w.env, KONTOR_WORKER: 'off', KONTOR_PAUSE_AT: 'bank-import.before-commit' },

@@ -4,8 +4,6 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase } from '../../src/db/connection.ts';
-import { COMPANY_FILE } from '../helpers/app.ts';
 import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
@@ -24,17 +22,6 @@ describe('a crash while mailing a dunning notice (kill -9 after the mail left)',
   let smtp: TestSmtpServer;
   let viaOutbox: Boot;
   let viaSmtp: Boot;
-
-  async function withDatabase<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
-    const handle = w.env.DATABASE_URL
-      ? await openDatabase({ kind: 'postgres', url: w.env.DATABASE_URL })
-      : await openDatabase({ kind: 'pglite', dataDir: path.join(w.dataDir, 'pg') });
-    try {
-      return await work(handle.db);
-    } finally {
-      await handle.close();
-    }
-  }
 
   /** `kontor jobs run` for one company, paused after the mail left, then killed. */
   async function killedAfterMail(boot: Boot) {
@@ -70,10 +57,7 @@ describe('a crash while mailing a dunning notice (kill -9 after the mail left)',
         body: JSON.stringify(body),
       });
     const boot = async (label: string, extra: object) => {
-      const file = w.writeFile(`${label}.json`, { ...COMPANY_FILE, ...POLICY, ...extra });
-      const res = await w.run(['admin', 'bootstrap', '--org', `${label} GmbH`, '--company-file', file, '--admin-email', `${label}@example.com`, '--json']);
-      assert.equal(res.code, 0, res.stderr);
-      const booted = JSON.parse(res.stdout) as Boot;
+      const booted = await w.bootstrap(label, { ...POLICY, ...extra });
       assert.equal((await api(booted, 'PUT', '/customers/by-ref/crm/kunde-1', BUSINESS_CUSTOMER)).status, 201);
       const invoice = await api(
         booted,
@@ -102,7 +86,7 @@ describe('a crash while mailing a dunning notice (kill -9 after the mail left)',
     assert.equal(outboxNotices().length, 1, 'the reminder was written to the outbox before the kill');
     assert.equal(smtp.received.length, 1, 'the reminder reached the SMTP server before the kill');
     // The killed runs' leases would run out in minutes: let them run out now.
-    await withDatabase((db) =>
+    await w.withDatabase((db) =>
       db
         .updateTable('jobs')
         .set({ locked_until: new Date(Date.now() - 1000) })
@@ -118,7 +102,7 @@ describe('a crash while mailing a dunning notice (kill -9 after the mail left)',
   });
 
   const noticeOf = (boot: Boot) =>
-    withDatabase((db) => db.selectFrom('dunning_notices').select(['status', 'reason', 'level']).where('company_id', '=', boot.company_id).execute());
+    w.withDatabase((db) => db.selectFrom('dunning_notices').select(['status', 'reason', 'level']).where('company_id', '=', boot.company_id).execute());
 
   test('outbox: the file tells that the reminder left; it is recorded sent and not written again', async () => {
     assert.equal(outboxNotices().length, 1);

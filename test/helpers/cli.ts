@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Database, openDatabase } from '../../src/db/connection.ts';
+import { COMPANY_FILE } from './company.ts';
 import { freshServerDatabase, usePostgres } from './database.ts';
 
 // Runs the real `kontor` command in child processes against a fresh data folder (PGlite)
@@ -10,6 +12,8 @@ import { freshServerDatabase, usePostgres } from './database.ts';
 export const BIN = path.resolve(import.meta.dirname, '../../bin/kontor.js');
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
+/** What `kontor admin bootstrap --json` prints. */
+export type Booted = { organization_id: string; company_id: string; user_id: string; user_password: string; api_key: string };
 
 export type CliWorkspace = {
   dir: string;
@@ -18,6 +22,10 @@ export type CliWorkspace = {
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   spawnServer(args?: string[], extraEnv?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; output(): string }>;
   writeFile(name: string, content: unknown): string;
+  /** `kontor admin bootstrap --json` for "<label> GmbH" (COMPANY_FILE with `extra`), admin <label>@example.com. */
+  bootstrap(label: string, extra?: object): Promise<Booted>;
+  /** Opens the workspace's database while no command holds it. */
+  withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
   cleanup(): Promise<void>;
 };
 
@@ -74,6 +82,23 @@ export async function cliWorkspace(): Promise<CliWorkspace> {
       const file = path.join(dir, name);
       writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
       return file;
+    },
+    async bootstrap(label, extra = {}) {
+      const file = path.join(dir, `company-${label}.json`);
+      writeFileSync(file, JSON.stringify({ ...COMPANY_FILE, ...extra }));
+      const res = await run(['admin', 'bootstrap', '--org', `${label} GmbH`, '--company-file', file, '--admin-email', `${label}@example.com`, '--json']);
+      if (res.code !== 0) throw new Error(`bootstrap ${label} failed (${res.code}): ${res.stderr}`);
+      return JSON.parse(res.stdout) as Booted;
+    },
+    async withDatabase(work) {
+      const handle = env.DATABASE_URL
+        ? await openDatabase({ kind: 'postgres', url: env.DATABASE_URL })
+        : await openDatabase({ kind: 'pglite', dataDir: path.join(dataDir, 'pg') });
+      try {
+        return await work(handle.db);
+      } finally {
+        await handle.close();
+      }
     },
     async cleanup() {
       for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { COMPANY_FILE } from '../helpers/app.ts';
 import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
 import { BUSINESS_CUSTOMER, invoiceBody } from './helpers.ts';
@@ -74,14 +73,10 @@ describe('a crash while mailing an invoice (kill -9 at each step)', () => {
     smtp = await startSmtpServer();
     // Bootstrapped through the running server (the command is forwarded to it): no second database start.
     server = await w.spawnServer();
-    const boot = async (label: string, extra: object) => {
-      const file = w.writeFile(`${label}.json`, { ...COMPANY_FILE, ...extra });
-      const res = await w.run(['admin', 'bootstrap', '--org', `${label} GmbH`, '--company-file', file, '--admin-email', `${label}@example.com`, '--json']);
-      assert.equal(res.code, 0, res.stderr);
-      return JSON.parse(res.stdout) as Boot;
-    };
-    viaSmtp = await boot('smtp', { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: SMTP_USER, password: SMTP_PASSWORD, from: SMTP_USER } });
-    viaOutbox = await boot('outbox', {});
+    viaSmtp = await w.bootstrap('smtp', {
+      smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: SMTP_USER, password: SMTP_PASSWORD, from: SMTP_USER },
+    });
+    viaOutbox = await w.bootstrap('outbox');
     for (const b of [viaSmtp, viaOutbox]) {
       const res = await call(b, 'PUT', '/v1/customers/by-ref/crm/kunde-1', BUSINESS_CUSTOMER);
       assert.equal(res.status, 201, await res.text());

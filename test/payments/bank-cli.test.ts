@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type CommandContext, runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { COMPANY_FILE, sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { BUSINESS_CUSTOMER, invoiceBody, putCustomer } from '../invoicing/helpers.ts';
 import { camt, fixture, issueInvoice } from './helpers.ts';
@@ -25,19 +25,7 @@ describe('kontor bank import (real command line, server holding the data folder)
   before(async () => {
     w = await cliWorkspace();
     w.env.KONTOR_NOW = '2026-11-21T10:00:00Z';
-    const res = await w.run([
-      'admin',
-      'bootstrap',
-      '--org',
-      'Bank GmbH',
-      '--company-file',
-      w.writeFile('company.json', COMPANY_FILE),
-      '--admin-email',
-      'bank@example.com',
-      '--json',
-    ]);
-    assert.equal(res.code, 0, res.stderr);
-    boot = JSON.parse(res.stdout);
+    boot = await w.bootstrap('bank');
     server = await w.spawnServer();
     assert.equal((await api('PUT', '/v1/customers/by-ref/crm/kunde-1', BUSINESS_CUSTOMER)).status, 201);
     const created = await api('POST', '/v1/invoices', invoiceBody('cli-1', { issue: true }), { 'idempotency-key': 'cli-1' });

@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { openDatabase } from '../../src/db/connection.ts';
 import { webhookDelivery } from '../../src/modules/webhooks/index.ts';
 import { createSealer } from '../../src/shared/secrets.ts';
 import { COMPANY_FILE, countRows } from '../helpers/app.ts';
@@ -35,17 +34,7 @@ describe('kontor admin webhook', () => {
     await w.cleanup();
   });
 
-  /** Opens the workspace's database while no command holds it. */
-  async function withDatabase<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
-    const handle = w.env.DATABASE_URL
-      ? await openDatabase({ kind: 'postgres', url: w.env.DATABASE_URL })
-      : await openDatabase({ kind: 'pglite', dataDir: path.join(w.dataDir, 'pg') });
-    try {
-      return await work(handle.db);
-    } finally {
-      await handle.close();
-    }
-  }
+  const withDatabase: CliWorkspace['withDatabase'] = (work) => w.withDatabase(work);
   const endpointCount = () => withDatabase((db) => countRows({ db }, 'webhook_endpoints'));
 
   test('add prints {id, secret} once, list never shows the secret, remove takes the endpoint out', async () => {
