@@ -1,4 +1,3 @@
-import { D } from '../../shared/decimal.ts';
 import { centsNumber, exactCents, formatCents } from '../../shared/money.ts';
 
 // Line arithmetic of design §4: line net = round half up(quantity × unit price, 2); tax per
@@ -14,14 +13,26 @@ import { centsNumber, exactCents, formatCents } from '../../shared/money.ts';
 export type VatRate = 0 | 7 | 19;
 export type PricedLine = { quantity: string; unitPriceNet: string; vatRate: VatRate };
 
-/** round half up(quantity × unit price, 2) in cents, exact. */
+/** round half up(quantity × unit price, 2) in cents (ties away from zero), exact at any size. */
 export function exactLineNet(line: Pick<PricedLine, 'quantity' | 'unitPriceNet'>): bigint {
-  const quantity = new D(line.quantity);
-  const price = new D(line.unitPriceNet);
-  // decimal.js rounds a product to its precision (40 digits): it is exact while the
-  // digits of both factors fit, as the API's decimals (at most 18 digits each) always do.
-  if (quantity.sd() + price.sd() > D.precision) throw new RangeError(`${line.quantity} × ${line.unitPriceNet} has too many digits to multiply exactly`);
-  return BigInt(quantity.times(price).toDecimalPlaces(2, D.ROUND_HALF_UP).times(100).toFixed(0));
+  // In scaled integers, not decimal.js: this runs for every line of every request (the
+  // amount limits before the operation, the line nets in it), ~10× faster in bigint.
+  const quantity = scaledDecimal(line.quantity);
+  const price = scaledDecimal(line.unitPriceNet);
+  const product = quantity.digits * price.digits;
+  const scale = quantity.scale + price.scale;
+  if (scale <= 2) return product * 10n ** BigInt(2 - scale);
+  const divisor = 10n ** BigInt(scale - 2);
+  const magnitude = ((product < 0n ? -product : product) + divisor / 2n) / divisor;
+  return product < 0n ? -magnitude : magnitude;
+}
+
+/** A decimal string ("-12.345") as its digits and the number of decimals (-12345n, 3). */
+function scaledDecimal(text: string): { digits: bigint; scale: number } {
+  const match = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) throw new RangeError(`not a decimal: ${text}`);
+  const digits = BigInt(`${match[2]}${match[3] ?? ''}`);
+  return { digits: match[1] === '-' ? -digits : digits, scale: match[3]?.length ?? 0 };
 }
 
 export function lineNetCents(line: PricedLine): number {
