@@ -114,7 +114,7 @@ export async function importBankStatement(
       file_name: fileName,
       format: parsed.format,
       statements: statementsOf(parsed),
-      warnings: accountWarnings(parsed, company.iban),
+      warnings: [...accountWarnings(parsed, company.iban), ...(parsed.notes ?? [])],
       entries: outcomes,
       totals,
     };

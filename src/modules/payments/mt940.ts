@@ -69,6 +69,23 @@ class ExactParser extends mt940js.Parser {
   }
 }
 
+/**
+ * A date the bank wrote as it is, or, for a day the month does not have (Sparkassen and
+ * Volksbanken date the quarterly fee closing, the Entgeltabschluss, on 30 February), the
+ * month's last day, with a note. A month outside 1–12 is no date at all: the file is refused.
+ */
+function realDate(date: string, where: () => string, notes: string[]): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  if (month < 1 || month > 12 || day < 1) throw new StatementError(`${where()}: "${date}" is not a date`);
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day <= last) return date;
+  const real = `${date.slice(0, 8)}${String(last).padStart(2, '0')}`;
+  notes.push(`${where()}: the bank dated it ${germanDate(date)}, a day that does not exist; taken as ${germanDate(real)}, the last day of that month`);
+  return real;
+}
+
+const germanDate = (date: string) => `${date.slice(8, 10)}.${date.slice(5, 7)}.${date.slice(0, 4)}`;
+
 /** The booking date from the :61: entry date (MMDD), in the year that puts it nearest the value date. */
 function bookingDate(valueDate: string, entryMonthDay: string | null): string {
   if (!entryMonthDay) return valueDate;
@@ -114,6 +131,7 @@ export function parseMt940(content: string): ParsedStatement {
 
   const statements: StatementInfo[] = [];
   const entries: UnkeyedEntry[] = [];
+  const notes: string[] = [];
   parsed.forEach((statement, statementIndex) => {
     const number = [statement.number.statement, statement.number.sequence].filter(Boolean).join('/');
     const account = statement.accountIdentification.trim();
@@ -144,12 +162,14 @@ export function parseMt940(content: string): ParsedStatement {
         counterpartyIban: counterpartyIban && /^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(counterpartyIban) ? counterpartyIban : null,
       };
       const reversal = line.mark.startsWith('R');
+      const where = () => `MT940 statement ${statementIndex + 1}, entry ${i + 1}`;
+      const valueDate = realDate(line.valueDate, () => `${where()}, value date`, notes);
       entries.push({
         position: entries.length + 1,
         statementIndex,
         account: iban ?? account,
-        bookingDate: bookingDate(line.valueDate, line.entryMonthDay),
-        valueDate: line.valueDate,
+        bookingDate: realDate(bookingDate(line.valueDate, line.entryMonthDay), () => `${where()}, booking date`, notes),
+        valueDate,
         direction: lowersBalance(line.mark) ? 'debit' : 'credit',
         reversal,
         status: 'BOOK',
@@ -163,5 +183,5 @@ export function parseMt940(content: string): ParsedStatement {
   });
   // MT940 has no reference the bank guarantees unique: every entry is keyed by its content.
   const keys = entryKeys(entries, () => null);
-  return { format: 'mt940', statements, entries: entries.map((entry, i) => ({ ...entry, key: keys[i]! })) };
+  return { format: 'mt940', statements, entries: entries.map((entry, i) => ({ ...entry, key: keys[i]! })), notes };
 }

@@ -60,6 +60,8 @@ export type ParsedStatement = {
   format: StatementFormat;
   statements: StatementInfo[];
   entries: ParsedEntry[];
+  /** What the parser changed to make the file bookable (a date that does not exist), for the import's warnings. */
+  notes?: string[];
 };
 
 /** The file is not a statement Kontor can read; the message says what is wrong. Nothing is imported. */
