@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../db/connection.ts';
-import type { MailAttemptState } from '../../db/schema-invoicing.ts';
+import type { InvoiceStatus, MailAttemptState } from '../../db/schema-invoicing.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -76,7 +76,7 @@ export async function finishAttempt(
   outcome: { ok: true } | { ok: false; error: SendError },
 ) {
   await inTransaction(deps.db, async (trx) => {
-    await lockInvoice(trx, companyId, invoiceId);
+    const current = await lockInvoice(trx, companyId, invoiceId);
     // A process that looked dead to another one (its lock connection dropped) may find its
     // attempt settled as unconfirmed: what it knows now wins.
     await trx
@@ -90,7 +90,7 @@ export async function finishAttempt(
       .where('id', '=', attemptId)
       .where('state', 'in', ['sending', 'unconfirmed'])
       .execute();
-    if (outcome.ok) await markSent(trx, deps, companyId, invoiceId);
+    if (outcome.ok) await markSent(trx, deps, companyId, invoiceId, current);
   });
 }
 
@@ -112,7 +112,7 @@ export async function beginAttempt(deps: AttemptDeps, company: CompanyRow, invoi
     const result = await inTransaction(deps.db, async (trx): Promise<AttemptStart | 'busy'> => {
       const invoice = await lockInvoice(trx, company.id, invoiceId);
       if (invoice.sent_at) return { kind: 'sent' };
-      const settled = await settleOpen(trx, deps, company, invoiceId);
+      const settled = await settleOpen(trx, deps, company, invoiceId, invoice);
       if (settled === 'busy') return 'busy';
       if (settled === 'sent') return { kind: 'sent' };
       const last = await lastAttempt(trx, company.id, invoiceId);
@@ -128,8 +128,15 @@ export async function beginAttempt(deps: AttemptDeps, company: CompanyRow, invoi
 /**
  * Settles the open attempt of a dead process (see the file's head) and says what became
  * of it: 'none' (no open attempt), 'busy' (a live process mails it), or the new state.
+ * `current`: the invoice row as the caller locked it.
  */
-export async function settleOpen(trx: Trx, deps: AttemptDeps, company: CompanyRow, invoiceId: string): Promise<'none' | 'busy' | MailAttemptState> {
+async function settleOpen(
+  trx: Trx,
+  deps: AttemptDeps,
+  company: CompanyRow,
+  invoiceId: string,
+  current: LockedInvoice,
+): Promise<'none' | 'busy' | MailAttemptState> {
   const open = await trx
     .selectFrom('invoice_mail_attempts')
     .select(['id', 'owner', 'message_id'])
@@ -147,15 +154,15 @@ export async function settleOpen(trx: Trx, deps: AttemptDeps, company: CompanyRo
     .where('company_id', '=', company.id)
     .where('id', '=', open.id)
     .execute();
-  if (state === 'sent') await markSent(trx, deps, company.id, invoiceId);
+  if (state === 'sent') await markSent(trx, deps, company.id, invoiceId, current);
   return state;
 }
 
 /** Settles, in its own transaction, what a dead process left of the invoice's mail; 'busy' while a live one mails it. */
 export async function settleAfterCrash(deps: AttemptDeps, company: CompanyRow, invoiceId: string): Promise<'busy' | 'settled'> {
   return inTransaction(deps.db, async (trx) => {
-    await lockInvoice(trx, company.id, invoiceId);
-    return (await settleOpen(trx, deps, company, invoiceId)) === 'busy' ? 'busy' : 'settled';
+    const current = await lockInvoice(trx, company.id, invoiceId);
+    return (await settleOpen(trx, deps, company, invoiceId, current)) === 'busy' ? 'busy' : 'settled';
   });
 }
 
@@ -180,7 +187,9 @@ async function lastAttempt(db: Database | Trx, companyId: string, invoiceId: str
     .executeTakeFirst();
 }
 
-async function lockInvoice(trx: Trx, companyId: string, invoiceId: string) {
+type LockedInvoice = { status: InvoiceStatus; sent_at: Date | null };
+
+async function lockInvoice(trx: Trx, companyId: string, invoiceId: string): Promise<LockedInvoice> {
   return trx
     .selectFrom('invoices')
     .select(['status', 'sent_at'])
@@ -190,9 +199,11 @@ async function lockInvoice(trx: Trx, companyId: string, invoiceId: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** Status `sent` (unless paid or cancelled meanwhile), `sent_at`, and the event invoice.sent — once. */
-async function markSent(trx: Trx, deps: AttemptDeps, companyId: string, invoiceId: string) {
-  const current = await lockInvoice(trx, companyId, invoiceId);
+/**
+ * Status `sent` (unless paid or cancelled meanwhile), `sent_at`, and the event invoice.sent
+ * — once. `current`: the invoice row locked in `trx`.
+ */
+async function markSent(trx: Trx, deps: AttemptDeps, companyId: string, invoiceId: string, current: LockedInvoice) {
   if (current.sent_at) return;
   await trx
     .updateTable('invoices')
