@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
+import { BIN, type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
+import { watch } from '../helpers/processes.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
 
@@ -13,7 +13,6 @@ import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '
 // by the SMTP server) and before `sent` was committed. The job runs again once its lease
 // has run out; it does not mail a second time.
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/kontor.js');
 const POLICY = { dunning: { reminder_days: 5, fees: ['0.00', '3.00', '6.00'] } };
 type Boot = { company_id: string; api_key: string };
 
@@ -25,21 +24,13 @@ describe('a crash while mailing a dunning notice (kill -9 after the mail left)',
 
   /** `kontor jobs run` for one company, paused after the mail left, then killed. */
   async function killedAfterMail(boot: Boot) {
-    const child = spawn(process.execPath, [BIN, 'jobs', 'run', '--as-of', '2026-12-11', '--company', boot.company_id], {
+    const run = watch(process.execPath, [BIN, 'jobs', 'run', '--as-of', '2026-12-11', '--company', boot.company_id], {
       cwd: w.dir,
       env: { ...w.env, KONTOR_PAUSE_AT: 'dunning-mail.after-send' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const deadline = Date.now() + 30_000;
-    while (!output.includes('paused at dunning-mail.after-send')) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`jobs run did not pause:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    child.kill('SIGKILL');
-    await once(child, 'exit');
+    await run.waitFor(/paused at dunning-mail\.after-send/);
+    run.child.kill('SIGKILL');
+    await once(run.child, 'exit');
   }
 
   const outboxNotices = () =>

@@ -62,25 +62,21 @@ export const hasProc = (() => {
   }
 })();
 
-/** The state letter of a process (field 3 of /proc/<pid>/stat); undefined when there is none. */
-export function processState(pid: number): string | undefined {
+/** The fields of /proc/<pid>/stat after the command name (field 3 first); undefined when there is no such process. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
+/** The state letter of a process (field 3 of /proc/<pid>/stat); undefined when there is none. */
+export const processState = (pid: number): string | undefined => statFields(pid)?.[0];
+
 /** The start time of a process (field 22 of /proc/<pid>/stat, clock ticks since boot). */
-export function processStart(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
+export const processStart = (pid: number): string | undefined => statFields(pid)?.[19];
 
 /** Ended: no such process, or a zombie nobody has reaped yet. */
 export const ended = (pid: number) => ['Z', 'X', undefined].includes(processState(pid));
