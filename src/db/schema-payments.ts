@@ -2,7 +2,8 @@ import type { Timestamp } from './schema.ts';
 
 // Row types of the payment tables (migrations/0004_payments.sql).
 
-export type StatementFormat = 'camt.053.001.02' | 'camt.053.001.08' | 'mt940';
+/** camt.05x.001.NN (053 statement, 052 intraday report, 054 notification; .02–.13), MT940, MT942. */
+export type StatementFormat = `camt.05${'2' | '3' | '4'}.001.${string}` | 'mt940' | 'mt942';
 export type BankEntryStatus = 'matched' | 'partially_matched' | 'unmatched' | 'ignored';
 export type BankTransactionStatus = 'matched' | 'unmatched' | 'ignored';
 

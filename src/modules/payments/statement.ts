@@ -56,8 +56,18 @@ export type StatementInfo = {
   currency: string | null;
 };
 
+/**
+ * statement: the day's (or period's) final bookings with balances (camt.053, MT940);
+ * report: an intraday report (camt.052, MT942), balances optional;
+ * notification: single bookings as they happen (camt.054), no balances.
+ * The same booking in a report or notification and later in the statement gets the same key.
+ */
+export type StatementKind = 'statement' | 'report' | 'notification';
+
 export type ParsedStatement = {
   format: StatementFormat;
+  /** Absent: statement. */
+  kind?: StatementKind;
   statements: StatementInfo[];
   entries: ParsedEntry[];
   /** What the parser changed to make the file bookable (a date that does not exist), for the import's warnings. */
