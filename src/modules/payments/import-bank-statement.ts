@@ -15,11 +15,11 @@ import { toCents } from './amounts.ts';
 import { startOfDay } from './booking-instant.ts';
 import { accountWarnings, alreadyImported, type BankImportResult, count, mergeOutcomes, singleIban, statementsOf, totalsOf } from './import-result.ts';
 import { invoiceNumberFinder, type NumberHit, normalizeInvoiceNumber } from './invoice-number-finder.ts';
+import { rekeyEntries, splitKnownEntries, statementsNotAddingUp } from './known-entries.ts';
 import type { ClosedInvoice, OpenInvoice } from './match-payments.ts';
 import { parseStatement } from './parse-statement.ts';
 import {
   applyInvoicePayments,
-  findImportedEntryKeys,
   findInvoicesByNormalizedNumber,
   findStatementByHash,
   type InvoicePaymentUpdate,
@@ -71,7 +71,7 @@ export async function importBankStatement(
 
     const now = clock.now();
     const statementId = newId('bst');
-    const { fresh, duplicates } = await splitDuplicates(trx, companyId, parsed.entries);
+    const { fresh, duplicates, rekeys } = await splitKnownEntries(trx, companyId, parsed);
     const { open, closed, hitsOf } = await invoicesNamed(trx, company, fresh);
     const plan = planImport({ companyId, statementId, entries: fresh, hitsOf, open, closed, now });
     await assertPeriodOpen(trx, companyId, plan);
@@ -104,6 +104,13 @@ export async function importBankStatement(
     await insertCredits(trx, plan.creditRows.splice(0));
     await bookPayments(trx, companyId, company.chart, plan.payments.splice(0));
     await updateInvoices(trx, companyId, company.timezone, plan, now);
+    await rekeyEntries(trx, companyId, rekeys);
+    const disagreement = await statementsNotAddingUp(trx, companyId, parsed);
+    if (disagreement)
+      throw new BankImportError(
+        'entries_disagree',
+        `${disagreement}: bookings imported before from another file differ from this file. Nothing was imported; compare the two files with the bank.`,
+      );
     // Crash tests stop here, everything written and nothing committed (KONTOR_PAUSE_AT).
     await pauseAt('bank-import.before-commit');
 
@@ -129,26 +136,6 @@ function assertEurCents(parsed: ParsedStatement): void {
         throw new StatementError(`entry ${entry.position}: amount ${amount} EUR has more than two decimals`);
     }
   }
-}
-
-/** Entries stored by an earlier import (or twice in this file) are not imported again. */
-async function splitDuplicates(trx: Trx, companyId: string, entries: readonly ParsedEntry[]) {
-  const imported = await findImportedEntryKeys(
-    trx,
-    companyId,
-    entries.map((e) => e.key),
-  );
-  const duplicates = new Map<ParsedEntry, string>();
-  const seen = new Set<string>();
-  const fresh: ParsedEntry[] = [];
-  for (const entry of entries) {
-    const statementId = imported.get(entry.key);
-    if (statementId) duplicates.set(entry, `already imported with statement ${statementId}`);
-    else if (seen.has(entry.key)) duplicates.set(entry, 'appears twice in this file; imported once');
-    else fresh.push(entry);
-    seen.add(entry.key);
-  }
-  return { fresh, duplicates };
 }
 
 /** The open invoices (one query), the invoice numbers each transfer names, and why unknown ones are not open. */

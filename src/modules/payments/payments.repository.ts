@@ -18,21 +18,6 @@ export function findStatementByHash(db: Database | Trx, companyId: string, sha25
     .executeTakeFirst();
 }
 
-/** The entry keys among `keys` that an earlier import stored, with that import's statement id. */
-export async function findImportedEntryKeys(trx: Trx, companyId: string, keys: readonly string[]): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  for (const part of chunks(keys, 5000)) {
-    const rows = await trx
-      .selectFrom('bank_entries')
-      .select(['entry_key', 'statement_id'])
-      .where('company_id', '=', companyId)
-      .where(sql<boolean>`entry_key = any(${part}::text[])`)
-      .execute();
-    for (const row of rows) found.set(row.entry_key, row.statement_id);
-  }
-  return found;
-}
-
 /** Every open invoice of the company (issued, sent, partially paid; not Storno), in one query. */
 export function loadOpenInvoices(trx: Trx, companyId: string) {
   return trx
