@@ -2,9 +2,20 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BankImportError, type BankImportResult, type EntryOutcome, importBankStatement, StatementError } from '../modules/payments/index.ts';
 import { type ModuleCommand, parseCommandArgs, printResult, requiredFlag } from './command-kit.ts';
+import { describeFailure } from './failure.ts';
 
 // kontor bank import FILE --company ID [--json]: imports a camt.053 or MT940 statement and
 // prints what each entry came to. A file that is refused writes nothing and exits 1.
+
+/**
+ * A failure the import does not expect (a database that went away, a bug): one sentence
+ * with the file's name, the database's words without the values they quote, never the
+ * file's content; nothing was imported unless the sentence says it is unknown.
+ */
+function unexpected(error: unknown): string {
+  const sentence = describeFailure(error);
+  return sentence.startsWith('unexpected error') ? `the import stopped on an ${sentence}; nothing was imported` : sentence;
+}
 
 const sign = (entry: EntryOutcome) => (entry.direction === 'credit' ? '+' : '-');
 
@@ -74,10 +85,11 @@ export const BANK_COMMANDS: ModuleCommand[] = [
           return 1;
         }
         if (error instanceof BankImportError) {
-          io.err(`kontor: ${error.message}`);
+          io.err(`kontor: ${name}: ${error.message}`);
           return 1;
         }
-        throw error;
+        io.err(`kontor: ${name}: ${unexpected(error)}`);
+        return 1;
       }
     },
   },

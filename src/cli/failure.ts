@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.ts';
+import { messageForLog } from '../shared/error-for-log.ts';
 import { AppError } from '../shared/errors.ts';
 import { DataFolderBusyError } from './data-folder.ts';
 
@@ -43,7 +44,7 @@ export function describeFailure(error: unknown, context: { databaseUrl?: string 
   }
   if (typeof e.path === 'string' && code?.startsWith('E'))
     return `cannot ${e.syscall === 'open' || !e.syscall ? 'open' : String(e.syscall)} ${e.path} (${code})`;
-  return `unexpected error: ${e.message || e.name}${process.env.KONTOR_DEBUG === '1' ? '' : ' (KONTOR_DEBUG=1 shows the details)'}`;
+  return `unexpected error: ${messageForLog(e) || e.name}${process.env.KONTOR_DEBUG === '1' ? '' : ' (KONTOR_DEBUG=1 shows the details)'}`;
 }
 
 /** The text for stderr: `kontor: <sentence>`, with the stack when KONTOR_DEBUG=1. */

@@ -68,6 +68,16 @@ describe('kontor bank import (real command line, server holding the data folder)
     const whole = JSON.parse((await w.run(['bank', 'import', 'whole.xml', '--company', boot.company_id, '--json'])).stdout);
     assert.equal(whole.entries[0].status, 'unmatched');
   });
+  test('through the server, every refusal names the file', async () => {
+    w.writeFile('fremd.xml', camt([{ amount: '10.00', text: 'x' }], { id: 'fremd' }));
+    const unknown = await w.run(['bank', 'import', 'fremd.xml', '--company', 'cmp_unknown']);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'kontor: fremd.xml: no company cmp_unknown\n');
+    w.writeFile('leer.sta', '');
+    const empty = await w.run(['bank', 'import', 'leer.sta', '--company', boot.company_id]);
+    assert.equal(empty.code, 1);
+    assert.equal(empty.stderr, 'kontor: leer.sta: the file is empty. Nothing was imported.\n');
+  });
 });
 
 describe('kontor bank import (command handler)', () => {
@@ -125,7 +135,7 @@ describe('kontor bank import (command handler)', () => {
     writeFileSync(path.join(dir, 'one.xml'), camt([{ amount: '1.00', text: 'x' }], { id: 'one' }));
     const unknown = bufferIo();
     assert.equal(await runCommand(['bank', 'import', 'one.xml', '--company', 'cmp_nobody'], unknown, ctx), 1);
-    assert.equal(unknown.stderr, 'kontor: no company cmp_nobody\n');
+    assert.equal(unknown.stderr, 'kontor: one.xml: no company cmp_nobody\n');
     const usage = bufferIo();
     assert.equal(await runCommand(['bank', 'import', 'one.xml'], usage, ctx), 2);
     assert.match(usage.stderr, /--company is required/);

@@ -40,3 +40,9 @@ export function formatAmount(value: DecimalValue, comma: boolean): string {
   const text = value.toFixed(2);
   return comma ? text.replace('.', ',') : text;
 }
+
+/** An amount as the import shows it: at least two decimals ("6" → "6.00"), more only where the file has them. */
+export function displayAmount(amount: string): string {
+  const value = new D(amount);
+  return value.decimalPlaces() <= 2 ? value.toFixed(2) : value.toFixed();
+}

@@ -1,6 +1,6 @@
 import type { StatementFormat } from '../../db/schema-payments.ts';
 import { normalizeIban } from '../../shared/iban.ts';
-import { centsToAmount, toCents } from './amounts.ts';
+import { centsToAmount, displayAmount, toCents } from './amounts.ts';
 import type { EntryOutcome, ImportPlan } from './plan-import.ts';
 import type { ParsedEntry, ParsedStatement } from './statement.ts';
 
@@ -63,7 +63,7 @@ export function mergeOutcomes(entries: readonly ParsedEntry[], planned: readonly
       position: entry.position,
       booking_date: entry.bookingDate,
       direction: entry.direction,
-      amount: entry.amount,
+      amount: displayAmount(entry.amount),
       currency: entry.currency,
       status: 'duplicate',
       note: duplicate,
@@ -115,16 +115,25 @@ export function singleIban(parsed: ParsedStatement): string | null {
 
 /**
  * A statement of another account than the company's is imported all the same (a company
- * may keep several accounts; Kontor stores one IBAN), with a warning to check it.
+ * may keep several accounts; Kontor stores one IBAN), with one warning per account to
+ * check it, however many statements of that account the file holds.
  */
 export function accountWarnings(parsed: ParsedStatement, companyIban: string | null): string[] {
   if (!companyIban) return [];
   const own = normalizeIban(companyIban);
-  return parsed.statements
-    .filter((s) => s.iban !== own)
-    .map((s) =>
-      s.iban
-        ? `statement ${s.id} is for account ${s.iban}, not the company's account ${own}; its entries were imported all the same`
-        : `statement ${s.id} names account ${s.account}, which could not be compared with the company's account ${own}`,
-    );
+  const byAccount = new Map<string, { iban: string | null; ids: string[] }>();
+  for (const s of parsed.statements) {
+    if (s.iban === own) continue;
+    const key = s.iban ?? s.account;
+    const group = byAccount.get(key) ?? { iban: s.iban, ids: [] };
+    group.ids.push(s.id);
+    byAccount.set(key, group);
+  }
+  return [...byAccount].map(([account, { iban, ids }]) => {
+    const listed = ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, …` : ids.join(', ');
+    const which = ids.length === 1 ? `statement ${ids[0]}` : `${ids.length} statements (${listed})`;
+    return iban
+      ? `${which} ${ids.length === 1 ? 'is' : 'are'} for account ${iban}, not the company's account ${own}; ${ids.length === 1 ? 'its' : 'their'} entries were imported all the same`
+      : `${which} ${ids.length === 1 ? 'names' : 'name'} account ${account}, which could not be compared with the company's account ${own}`;
+  });
 }

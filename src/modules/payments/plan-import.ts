@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { BankEntryStatus, BankTransactionStatus } from '../../db/schema-payments.ts';
 import { newId } from '../../shared/ids.ts';
 import type { PaymentToBook } from '../bookkeeping/index.ts';
-import { centsToAmount, toCents } from './amounts.ts';
+import { centsToAmount, displayAmount, toCents } from './amounts.ts';
 import type { NumberHit } from './invoice-number-finder.ts';
 import { type ClosedInvoice, matchTransfer, type OpenInvoice } from './match-payments.ts';
 import type { ParsedEntry, ParsedTransaction } from './statement.ts';
@@ -108,7 +108,7 @@ export function planImport(input: PlanInput): ImportPlan {
       position: entry.position,
       booking_date: entry.bookingDate,
       direction: entry.direction,
-      amount: entry.amount,
+      amount: displayAmount(entry.amount),
       currency: entry.currency,
       status,
       note,
@@ -130,7 +130,7 @@ function planTransaction(
   const cents = entryIgnored ? null : toCents(tx.amount);
   const base = {
     position,
-    amount: tx.amount,
+    amount: displayAmount(tx.amount),
     payer_name: tx.counterpartyName,
     payer_iban: tx.counterpartyIban,
     remittance_text: tx.remittanceText,
