@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BankImportError, type BankImportResult, type EntryOutcome, importBankStatement, StatementError } from '../modules/payments/index.ts';
+import { BankImportError, type BankImportResult, type EntryOutcome, importBankFile, StatementError } from '../modules/payments/index.ts';
 import { type ModuleCommand, parseCommandArgs, printResult, requiredFlag } from './command-kit.ts';
 import { describeFailure } from './failure.ts';
 
-// kontor bank import FILE --company ID [--json]: imports a camt.053 or MT940 statement and
-// prints what each entry came to. A file that is refused writes nothing and exits 1.
+// kontor bank import FILE --company ID [--json]: imports a statement file (or a ZIP archive
+// of them, file by file) and prints what each entry came to. A refused file writes nothing
+// and exits 1.
 
 /**
  * A failure the import does not expect (a database that went away, a bug): one sentence
@@ -62,7 +63,9 @@ function describe(result: BankImportResult, file: string): string {
 export const BANK_COMMANDS: ModuleCommand[] = [
   {
     name: 'bank import',
-    usage: ['kontor bank import FILE --company ID [--json]   import a camt.053 or MT940 statement, match credits to invoices'],
+    usage: [
+      'kontor bank import FILE --company ID [--json]   import a bank statement (camt.052/053/054, MT940/MT942, or a ZIP of them), match credits to invoices',
+    ],
     async run(args, io, ctx) {
       const { values, positionals } = parseCommandArgs(args, { company: { type: 'string' } }, 1);
       const companyId = requiredFlag(values, 'company');
@@ -76,9 +79,20 @@ export const BANK_COMMANDS: ModuleCommand[] = [
         return 1;
       }
       try {
-        const result = await importBankStatement(ctx.db, ctx.clock, companyId, bytes, { fileName: name });
-        printResult(io, Boolean(values.json), result, describe(result, name));
-        return 0;
+        const outcome = await importBankFile(ctx.db, ctx.clock, companyId, bytes, { fileName: name });
+        if (outcome.archive === null) {
+          const result = outcome.imports[0]!;
+          printResult(io, Boolean(values.json), result, describe(result, name));
+          return 0;
+        }
+        // An archive: each file's outcome in turn; a refused file is told on stderr and fails the command.
+        const text = [
+          `${name}: ${outcome.imports.length + outcome.refused.length} files, ${outcome.imports.length} imported, ${outcome.refused.length} refused`,
+          ...outcome.imports.map((result) => `\n${describe(result, result.file_name ?? name)}`),
+        ].join('\n');
+        printResult(io, Boolean(values.json), outcome, text);
+        for (const refused of outcome.refused) io.err(`kontor: ${refused.file_name}: ${refused.message}. Nothing was imported from this file.`);
+        return outcome.refused.length ? 1 : 0;
       } catch (error) {
         if (error instanceof StatementError) {
           io.err(`kontor: ${name}: ${error.message}. Nothing was imported.`);

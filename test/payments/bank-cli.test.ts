@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
 import { type CommandContext, runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
@@ -68,6 +69,39 @@ describe('kontor bank import (real command line, server holding the data folder)
     const whole = JSON.parse((await w.run(['bank', 'import', 'whole.xml', '--company', boot.company_id, '--json'])).stdout);
     assert.equal(whole.entries[0].status, 'unmatched');
   });
+  test('a ZIP archive is imported file by file in the order of the names; a refused file fails the command and leaves the others', async () => {
+    const day = (id: string, amount: string) => strToU8(camt([{ amount, text: `Zahlung ${id}` }], { id }));
+    const zip = zipSync({
+      '2026-11-21.xml': day('zip-21', '21.00'),
+      '2026-11-20.xml': day('zip-20', '20.00'),
+      '__MACOSX/._2026-11-20.xml': strToU8('resource fork'),
+      'kaputt.xml': strToU8('<Document'),
+    });
+    writeFileSync(path.join(w.dir, 'camt-tag.zip'), zip);
+    const res = await w.run(['bank', 'import', 'camt-tag.zip', '--company', boot.company_id, '--json']);
+    assert.equal(res.code, 1);
+    const outcome = JSON.parse(res.stdout);
+    assert.equal(outcome.archive, 'camt-tag.zip');
+    assert.deepEqual(
+      outcome.imports.map((i: { file_name: string; entries: { amount: string }[] }) => [i.file_name, i.entries.map((e) => e.amount)]),
+      [
+        ['camt-tag.zip/2026-11-20.xml', ['20.00']],
+        ['camt-tag.zip/2026-11-21.xml', ['21.00']],
+      ],
+    );
+    assert.deepEqual(
+      outcome.refused.map((r: { file_name: string }) => r.file_name),
+      ['camt-tag.zip/kaputt.xml'],
+    );
+    assert.match(res.stderr, /^kontor: camt-tag\.zip\/kaputt\.xml: the XML is cut off or malformed.*\. Nothing was imported from this file\.\n$/);
+
+    const again = await w.run(['bank', 'import', 'camt-tag.zip', '--company', boot.company_id]);
+    assert.equal(again.code, 1);
+    assert.match(again.stdout, /^camt-tag\.zip: 3 files, 2 imported, 1 refused\n/);
+    assert.match(again.stdout, /camt-tag\.zip\/2026-11-20\.xml was imported already/);
+    assert.match(again.stdout, /camt-tag\.zip\/2026-11-21\.xml was imported already/);
+  });
+
   test('through the server, every refusal names the file', async () => {
     w.writeFile('fremd.xml', camt([{ amount: '10.00', text: 'x' }], { id: 'fremd' }));
     const unknown = await w.run(['bank', 'import', 'fremd.xml', '--company', 'cmp_unknown']);

@@ -344,8 +344,12 @@ describe('importBankStatement', () => {
     const before = await importCounts(t);
     const files: [string, string | Buffer, RegExp][] = [
       ['truncated', good.slice(0, good.length - 60), /^the XML is cut off or malformed/],
-      ['namespace', good.replace('camt.053.001.08', 'camt.054.001.08'), /^namespace urn:iso:std:iso:20022:tech:xsd:camt\.054\.001\.08 is not/],
-      ['foreign', '<?xml version="1.0"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>', /root element is <Invoice>/],
+      ['namespace', good.replace('camt.053.001.08', 'camt.054.001.08'), /^the namespace says camt\.054 but the document holds a camt\.053 <BkToCstmrStmt>/],
+      [
+        'foreign',
+        '<?xml version="1.0"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>',
+        /^the file is an e-invoice \(UBL Invoice\), not an ISO 20022 bank statement/,
+      ],
       ['broken balance', fixture('mt940-broken-balance.sta'), /^MT940 statement 1: opening balance 100,00 \+ entries 20,00 ≠ closing balance 130,00$/],
       ['sub-cent amount', camt([{ amount: '85.061', text: open.number }], { id: 'subcent' }), /^entry 1: amount 85\.061 EUR has more than two decimals$/],
     ];

@@ -59,3 +59,29 @@ describe('import messages', () => {
     ]);
   });
 });
+
+describe('import warnings', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+  });
+  after(() => t.close());
+
+  test('one warning per cause: five statements without closing balance give one line naming them', async () => {
+    const day = (n: number) =>
+      [
+        ':20:STARTUMSE',
+        ':25:37040044/0532013000',
+        `:28C:0004${n}/001`,
+        ':60F:C261110EUR100,00',
+        `:61:26111${n}111${n}C1,00NTRFNONREF`,
+        `:86:166?00GUTSCHRIFT?20SVWZ+Tag ${n}`,
+        '-',
+      ].join('\r\n');
+    const result = await importFile(t, `${[1, 2, 3, 4, 5].map(day).join('\r\n')}\r\n`, 'ohne-schlusssaldo.sta');
+    assert.equal(result.entries.length, 5);
+    assert.deepEqual(result.warnings, [
+      'MT940 statement 1 (STARTUMSE 00041/001); MT940 statement 2 (STARTUMSE 00042/001); MT940 statement 3 (STARTUMSE 00043/001) and 2 more: no closing balance (:62F:): the entries are imported without the balance check',
+    ]);
+  });
+});

@@ -26,6 +26,13 @@ describe('invoice numbers in remittance text', () => {
     ['4RE-2026-00001 (digit before)', []],
     ['Re 2026 Dank', []],
     ['', []],
+    ['Re.-Nr. 2026-00005', ['RE202600005']],
+    ['Rechnung Nr. RE-2026-00005', ['RE202600005']],
+    ['Rechnungsnr.: RE2026-00005', ['RE202600005']],
+    ['RE Nr 2026 00005', ['RE202600005']],
+    ["Ware 2026 00005 (a letter before the pattern's first letter)", []],
+    ['WARE 2026 00005', []],
+    ['AREA-2026-00005', []],
   ];
   for (const [text, expected] of cases) {
     test(`${JSON.stringify(text)} → ${JSON.stringify(expected)}`, () => assert.deepEqual(find(text), expected));
@@ -49,6 +56,14 @@ describe('invoice numbers in remittance text', () => {
         ['RE202600003', 'RE-2026-00003'],
         ['RE202600001', 'RE-2026-00001'],
       ],
+    );
+  });
+
+  test('a "Nr." between the letters and the digits is not part of the number', () => {
+    const hits = invoiceNumberFinder('RE-{yyyy}-{seq:5}')(['Zahlung Re.-Nr. 2026-00005 und 2026-00006']);
+    assert.deepEqual(
+      hits.map((h) => [h.key, h.written]),
+      [['RE202600005', 'Re.-Nr. 2026-00005']],
     );
   });
 

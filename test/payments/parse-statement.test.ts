@@ -178,26 +178,24 @@ describe('parseStatement refuses what it cannot read in full', () => {
     assert.match(refusal(v08.replace('</Ntry>', '</Ntyr>')), /^the XML is cut off or malformed: .*\(line \d+\)$/);
   });
 
-  test('a camt namespace other than camt.053.001.02 or .001.08', () => {
-    assert.equal(
-      refusal(v08.replace('camt.053.001.08', 'camt.052.001.08')),
-      'namespace urn:iso:std:iso:20022:tech:xsd:camt.052.001.08 is not camt.053.001.02 or .001.08',
-    );
-    assert.equal(
-      refusal(v08.replace(' xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"', '')),
-      'the XML <Document> has no namespace; camt.053.001.02 or .001.08 expected',
-    );
+  test('a camt version Kontor does not read, or no namespace', () => {
+    assert.match(refusal(v08.replaceAll('camt.053.001.08', 'camt.053.001.14')), /^the file is camt\.053\.001\.14, a newer version Kontor does not read/);
+    assert.match(refusal(v08.replace(' xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"', '')), /^the XML <Document> declares no ISO 20022 namespace/);
   });
 
   test('foreign XML (an e-invoice)', () => {
     assert.equal(
       refusal('<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>'),
-      "the file is not a camt.053 or MT940 statement: the XML's root element is <CrossIndustryInvoice>, not <Document>",
+      'the file is an e-invoice (CII, as XRechnung or ZUGFeRD write it), not an ISO 20022 bank statement; download the account statement as camt.053 (or MT940) from online banking',
     );
   });
 
   test('neither XML nor MT940, empty, or a ZIP container', () => {
-    assert.equal(refusal('Datum;Betrag;Verwendungszweck\n20.11.2026;85,06;RE-2026-00001\n'), 'the file is not a camt.053 or MT940 statement');
+    assert.equal(refusal('Kontoauszug vom 20.11.2026\n'), 'the file is not a camt.053 or MT940 statement');
+    assert.match(
+      refusal('Datum;Betrag;Verwendungszweck\n20.11.2026;85,06;RE-2026-00001\n'),
+      /^the file is a CSV export, not a statement; download the account statement/,
+    );
     assert.equal(refusal(''), 'the file is empty');
     assert.match(refusal(Buffer.from('PK\x03\x04rest-of-zip', 'latin1')), /ZIP archive/);
   });
@@ -206,10 +204,11 @@ describe('parseStatement refuses what it cannot read in full', () => {
     assert.equal(refusal(fixture('mt940-broken-balance.sta')), 'MT940 statement 1: opening balance 100,00 + entries 20,00 ≠ closing balance 130,00');
   });
 
-  test('an MT940 without opening balance', () => {
+  test('an MT940 cut off before its closing balance', () => {
+    const text = fixtureText('mt940-de.sta', 'win1252');
     assert.equal(
-      refusal(fixtureText('mt940-de.sta', 'win1252').replace(/:60F:[^\r\n]*\r\n/, '')),
-      'the MT940 file cannot be read: statement 1 has no :60: tag',
+      refusal(text.slice(0, text.indexOf(':62F:'))),
+      'the file ends inside MT940 statement 1 (STARTUMSE 00012/001), after entry 3, with no closing balance (:62F:) and no end mark (-): it looks cut off; download it again',
     );
   });
 
@@ -220,18 +219,18 @@ describe('parseStatement refuses what it cannot read in full', () => {
   test('a camt entry amount that is not a number', () => {
     assert.equal(
       refusal(v08.replace('<Amt Ccy="EUR">100.00</Amt>\n        <CdtDbtInd>', '<Amt Ccy="EUR">1O0.00</Amt>\n        <CdtDbtInd>')),
-      'entry 2: amount "1O0.00" is not a number',
+      'camt statement 2026-11-21-EUR, entry 2: amount "1O0.00" is not a number',
     );
     assert.equal(
       refusal(v08.replace('<Amt Ccy="EUR">50.00</Amt>\n        <CdtDbtInd>', '<Amt Ccy="EUR">-50.00</Amt>\n        <CdtDbtInd>')),
-      'entry 3: amount "-50.00" is not a number',
+      'camt statement 2026-11-21-EUR, entry 3: amount "-50.00" is not a number',
     );
   });
 
   test('a batch whose transactions do not add up to the entry', () => {
     assert.equal(
       refusal(v08.replace('<Amt Ccy="EUR">85.06</Amt>\n            <CdtDbtInd>', '<Amt Ccy="EUR">85.07</Amt>\n            <CdtDbtInd>')),
-      'entry 1: its 2 transactions sum to 170.13, the entry books 170.12',
+      'camt statement 2026-11-21-EUR, entry 1: its 2 transactions sum to 170.13, the entry books 170.12',
     );
   });
 
@@ -243,7 +242,7 @@ describe('parseStatement refuses what it cannot read in full', () => {
           '<Sts><Cd>BOOK</Cd></Sts>\n        <BookgDt><Dt>2026-11-21</Dt></BookgDt>\n        <AcctSvcrRef>20261121-0003',
         ),
       ),
-      /^entry 3: CdtDbtInd/,
+      /^camt statement 2026-11-21-EUR, entry 3 has no CdtDbtInd/,
     );
   });
 });

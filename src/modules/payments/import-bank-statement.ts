@@ -13,7 +13,17 @@ import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
 import { toCents } from './amounts.ts';
 import { startOfDay } from './booking-instant.ts';
-import { accountWarnings, alreadyImported, type BankImportResult, count, mergeOutcomes, singleIban, statementsOf, totalsOf } from './import-result.ts';
+import {
+  accountWarnings,
+  alreadyImported,
+  type BankImportResult,
+  count,
+  mergeOutcomes,
+  noteWarnings,
+  singleIban,
+  statementsOf,
+  totalsOf,
+} from './import-result.ts';
 import { invoiceNumberFinder, type NumberHit, normalizeInvoiceNumber } from './invoice-number-finder.ts';
 import { rekeyEntries, splitKnownEntries, statementsNotAddingUp } from './known-entries.ts';
 import type { ClosedInvoice, OpenInvoice } from './match-payments.ts';
@@ -121,7 +131,7 @@ export async function importBankStatement(
       file_name: fileName,
       format: parsed.format,
       statements: statementsOf(parsed),
-      warnings: [...accountWarnings(parsed, company.iban), ...(parsed.notes ?? [])],
+      warnings: [...accountWarnings(parsed, company.iban), ...noteWarnings(parsed.notes)],
       entries: outcomes,
       totals,
     };

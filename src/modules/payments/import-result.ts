@@ -2,7 +2,7 @@ import type { StatementFormat } from '../../db/schema-payments.ts';
 import { normalizeIban } from '../../shared/iban.ts';
 import { centsToAmount, displayAmount, toCents } from './amounts.ts';
 import type { EntryOutcome, ImportPlan } from './plan-import.ts';
-import type { ParsedEntry, ParsedStatement } from './statement.ts';
+import type { ParsedEntry, ParsedStatement, StatementNote } from './statement.ts';
 
 // The answer of importBankStatement (what `kontor bank import` prints): each entry of the
 // file with what it came to, warnings and totals. Pure.
@@ -135,5 +135,18 @@ export function accountWarnings(parsed: ParsedStatement, companyIban: string | n
     return iban
       ? `${which} ${ids.length === 1 ? 'is' : 'are'} for account ${iban}, not the company's account ${own}; ${ids.length === 1 ? 'its' : 'their'} entries were imported all the same`
       : `${which} ${ids.length === 1 ? 'names' : 'name'} account ${account}, which could not be compared with the company's account ${own}`;
+  });
+}
+
+/**
+ * The parser's notes as warnings, one per cause: "MT940 statement 1 (…), MT940 statement 2
+ * (…) and 28 more: no closing balance (:62F:): …" rather than thirty lines saying the same.
+ */
+export function noteWarnings(notes: readonly StatementNote[] = []): string[] {
+  const byCause = new Map<string, string[]>();
+  for (const { where, cause } of notes) byCause.set(cause, [...(byCause.get(cause) ?? []), where]);
+  return [...byCause].map(([cause, wheres]) => {
+    const listed = wheres.length > 3 ? `${wheres.slice(0, 3).join('; ')} and ${wheres.length - 3} more` : wheres.join('; ');
+    return `${listed}: ${cause}`;
   });
 }

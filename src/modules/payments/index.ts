@@ -1,5 +1,6 @@
-// Payments: bank statement import (camt.053, MT940), matching credits to invoices, and
+// Payments: bank statement import (camt.052/053/054, MT940/MT942, ZIP archives of them), matching credits to invoices, and
 // what a payment changes (invoice state, booking, customer credit, events).
+export { type BankFileImport, importBankFile, type RefusedFile } from './import-bank-file.ts';
 export { type BankImportResult, type BankImportTotals, importBankStatement } from './import-bank-statement.ts';
 export { invoiceNumberFinder, invoiceNumberRegex, normalizeInvoiceNumber } from './invoice-number-finder.ts';
 export { parseStatement } from './parse-statement.ts';

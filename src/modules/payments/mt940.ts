@@ -1,72 +1,76 @@
-import mt940js, { type Tag } from 'mt940js';
 import { isValidIban } from '../../shared/iban.ts';
 import { decimal, formatAmount, mt940Amount } from './amounts.ts';
 import { entryKeys, type UnkeyedEntry } from './entry-key.ts';
-import { REMITTANCE_SUBFIELDS, readSepaRemittance } from './sepa-remittance.ts';
-import { type ParsedStatement, type ParsedTransaction, StatementError, type StatementInfo } from './statement.ts';
+import { readDetails } from './mt940-details.ts';
+import { type MtField, type MtMessage, readMtMessages } from './mt940-lines.ts';
+import { type ParsedStatement, type ParsedTransaction, StatementError, type StatementInfo, type StatementNote } from './statement.ts';
 
-// MT940 (german-rules §5.3) through mt940js, which splits the file into statements and
-// tags and the German :86: field into its ?NN subfields ("structured details"). Two things
-// are done here instead: mt940js reads amounts as binary floats, so amounts and the
-// balance check use the tag texts and exact decimals; and it does not read the SEPA
-// identifiers inside ?20–?29, which sepa-remittance.ts does.
+// MT940 statements and MT942 intraday reports (german-rules §5.3). mt940-lines.ts splits the
+// file into messages and fields; this reads them: amounts as exact decimals, the balance
+// check in exact decimals, the :86: text through mt940-details.ts. (mt940js, used before,
+// refused real layouts, e.g. a :61: without transaction type, ":28C: /1", a :65F: the bank
+// filled with "null", and truncated :86: texts at 390 characters.) An MT942 entry reads
+// field for field like the same booking in the day's MT940, so both get the same key.
+//
+// Balances: a statement without closing (or opening) balance is imported with a note, as
+// some banks leave them out; one that stops without closing balance and without end mark
+// is a file cut off and refused. Messages name statement, entry and line, and quote
+// neither names, IBANs nor remittance texts.
 
-/** :60F:/:62F: etc.: D/C mark, date YYMMDD, currency, amount. */
-const BALANCE = /^([DC])(\d{6})([A-Z]{3})([0-9,]{0,16})/;
-/** :61: as mt940js reads it: value date, entry date MMDD, mark (C, D, RC, RD), funds code, amount. */
-const STATEMENT_LINE = /^(\d{2})(\d{2})(\d{2})((\d{2})(\d{2}))?(R?[DC])([A-Z])?([0-9,]{0,16})/;
+type Signed = { amount: string; negative: boolean; currency: string };
 
-type Signed = { amount: string; negative: boolean };
+/** :60F:/:62F:: mark, date YYMMDD, currency, amount (nothing after it). */
+const BALANCE = /^([DC])(\d{2})(\d{2})(\d{2})([A-Z]{3})(\d{1,15}(?:,\d{0,5})?)\s*$/;
 
-function signedValue({ amount, negative }: Signed) {
-  return negative ? decimal(amount).negated() : decimal(amount);
-}
-
-function balanceOf(tag: Tag | undefined, statement: number): Signed | null {
-  if (!tag) return null;
-  const match = BALANCE.exec(tag.data);
-  const amount = match ? mt940Amount(match[4]!) : null;
-  if (!match || amount === null) throw new StatementError(`MT940 statement ${statement}: balance :${tag.id}: "${tag.data.slice(0, 40)}" cannot be read`);
-  return { amount, negative: match[1] === 'D' };
-}
-
-function lineOf(tag: Tag, statement: number, line: number): { mark: string; amount: string; valueDate: string; entryMonthDay: string | null } {
-  const match = STATEMENT_LINE.exec(tag.data);
-  const amount = match ? mt940Amount(match[9]!) : null;
-  if (!match || amount === null) throw new StatementError(`MT940 statement ${statement}, entry ${line}: :61: "${tag.data.slice(0, 40)}" cannot be read`);
-  return { mark: match[7]!, amount, valueDate: `20${match[1]}-${match[2]}-${match[3]}`, entryMonthDay: match[4] ? `${match[5]}-${match[6]}` : null };
-}
+/** :61:: value date, entry date MMDD (or four blanks), mark (C, D, RC, RD), funds code, amount. */
+const STATEMENT_LINE = /^(\d{2})(\d{2})(\d{2})(?:(\d{2})(\d{2})| {4})?(R?[DC])([A-Z])?(\d{1,15}(?:,\d{0,5})?)?/;
 
 /** Debit lowers the balance; a reversal (RC, RD) turns the sign round. */
 const lowersBalance = (mark: string) => mark === 'D' || mark === 'RC';
 
-class ExactParser extends mt940js.Parser {
-  protected override _validateGroup(group: Tag[], index: number): void {
-    const opening = balanceOf(
-      group.find((t) => t.id === 60),
-      index,
-    );
-    const closing = balanceOf(
-      group.find((t) => t.id === 62),
-      index,
-    );
-    if (opening && closing) {
-      let moved = decimal('0');
-      group
-        .filter((t) => t.id === 61)
-        .forEach((tag, i) => {
-          const line = lineOf(tag, index, i + 1);
-          moved = lowersBalance(line.mark) ? moved.minus(decimal(line.amount)) : moved.plus(decimal(line.amount));
-        });
-      const open = signedValue(opening);
-      const close = signedValue(closing);
-      if (!open.plus(moved).equals(close))
-        throw new StatementError(
-          `MT940 statement ${index}: opening balance ${formatAmount(open, true)} + entries ${formatAmount(moved, true)} ≠ closing balance ${formatAmount(close, true)}`,
-        );
-    }
-    super._validateGroup(group, index);
+const signedValue = ({ amount, negative }: Signed) => (negative ? decimal(amount).negated() : decimal(amount));
+
+const tagOf = (field: MtField) => `:${field.tag}:`;
+
+function balanceOf(field: MtField, what: string, where: string): Signed {
+  const text = field.lines[0]!;
+  const match = BALANCE.exec(text);
+  if (match && Number(match[3]) >= 1 && Number(match[3]) <= 12) return { amount: mt940Amount(match[6]!)!, negative: match[1] === 'D', currency: match[5]! };
+  const reason = !/^[DC]/.test(text)
+    ? 'it does not start with C or D'
+    : !/^[DC]\d{6}/.test(text)
+      ? 'no date (YYMMDD) follows C or D'
+      : !/^[DC]\d{6}[A-Z]{3}/.test(text)
+        ? 'no currency follows the date'
+        : !match
+          ? 'no amount (digits with a decimal comma) follows the currency'
+          : 'its date has no month 01–12';
+  throw new StatementError(`${where}: the ${what} (${tagOf(field)}, line ${field.line}) cannot be read: ${reason}`);
+}
+
+type Line = { mark: string; amount: string; valueDate: string; entryMonthDay: string | null; bankReference: string | null };
+
+function statementLine(field: MtField, where: string): Line {
+  // Commerzbank and Deutsche Bank put a space between amount and transaction type.
+  const text = field.lines[0]!.replace(/^(\d{6}(?:\d{4}| {4})?R?[DC][A-Z]?\d[\d,]*) +(?=[A-Z])/, '$1');
+  const match = STATEMENT_LINE.exec(text);
+  if (!match?.[8]) {
+    const reason = !/^\d{6}/.test(text)
+      ? 'it does not start with a value date (YYMMDD)'
+      : !match
+        ? 'the dates are not followed by C, D, RC or RD'
+        : 'no amount (digits with a decimal comma) follows C, D, RC or RD';
+    throw new StatementError(`${where}: its :61: line (line ${field.line}) cannot be read: ${reason}`);
   }
+  const rest = text.slice(match[0].length);
+  const bankReference = rest.includes('//') ? rest.slice(rest.indexOf('//') + 2).trim() : '';
+  return {
+    mark: match[6]!,
+    amount: mt940Amount(match[8])!,
+    valueDate: `20${match[1]}-${match[2]}-${match[3]}`,
+    entryMonthDay: match[4] ? `${match[4]}-${match[5]}` : null,
+    bankReference: bankReference || null,
+  };
 }
 
 /**
@@ -74,13 +78,13 @@ class ExactParser extends mt940js.Parser {
  * Volksbanken date the quarterly fee closing, the Entgeltabschluss, on 30 February), the
  * month's last day, with a note. A month outside 1–12 is no date at all: the file is refused.
  */
-function realDate(date: string, where: () => string, notes: string[]): string {
+function realDate(date: string, where: string, notes: StatementNote[]): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  if (month < 1 || month > 12 || day < 1) throw new StatementError(`${where()}: "${date}" is not a date`);
+  if (month < 1 || month > 12 || day < 1) throw new StatementError(`${where}: ${germanDate(date)} is not a date`);
   const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day <= last) return date;
   const real = `${date.slice(0, 8)}${String(last).padStart(2, '0')}`;
-  notes.push(`${where()}: the bank dated it ${germanDate(date)}, a day that does not exist; taken as ${germanDate(real)}, the last day of that month`);
+  notes.push({ where, cause: `the bank's date ${germanDate(date)} does not exist; taken as ${germanDate(real)}, the last day of that month` });
   return real;
 }
 
@@ -110,78 +114,160 @@ export function accountIban(account: string): string | null {
   return isValidIban(iban) ? iban : null;
 }
 
-function subfield(details: Record<string, string> | undefined, ...keys: string[]): string | null {
-  const value = keys.map((key) => details?.[key] ?? '').join('');
-  return value.trim() || null;
+const MT942_TAGS = /^(13D?|34F|90[DC])$/;
+const isReport = (message: MtMessage) => message.fields.some((field) => MT942_TAGS.test(field.tag));
+
+type Context = { label: string; number: number; report: boolean; statements: StatementInfo[]; entries: UnkeyedEntry[]; notes: StatementNote[] };
+
+/** The statement's id: :20: and the number of :28C:. */
+function statementId(fields: readonly MtField[]): string {
+  const reference = fields[0]!.lines[0]!.slice(0, 16).trim();
+  const numberText = fields.find((f) => f.tag.startsWith('28'))?.lines[0] ?? '';
+  const number = /^\s*(\d{1,5})(?:\/(\d{1,5}))?/.exec(numberText);
+  return [reference, number ? [number[1], number[2]].filter(Boolean).join('/') : numberText.trim()].filter(Boolean).join(' ');
 }
 
-/** Parses an MT940 file (one or more statements); refuses broken balances and unreadable tags. */
-export function parseMt940(content: string): ParsedStatement {
-  let parsed: ReturnType<ExactParser['parse']>;
-  try {
-    parsed = new ExactParser().parse(content, true);
-  } catch (error) {
-    if (error instanceof StatementError) throw error;
-    const message = (error as Error).message;
-    const missing = /^Mandatory tag (\w+) is missing in group (\d+)/.exec(message);
-    if (missing) throw new StatementError(`the MT940 file cannot be read: statement ${missing[2]} has no :${missing[1]}: tag`);
-    throw new StatementError(`the MT940 file cannot be read: ${message}`);
+/** Refuses a message the bank cannot have meant: a tag twice, a balance on the wrong side of the entries. */
+function checkLayout(fields: readonly MtField[], where: string) {
+  for (const tag of ['25', '28', '60', '62']) {
+    const twice = fields.filter((f) => f.tag.startsWith(tag));
+    if (twice.length > 1)
+      throw new StatementError(
+        `${where}: ${tagOf(twice[0]!)} stands twice (lines ${twice[0]!.line} and ${twice[1]!.line}); is the :20: of the next statement missing?`,
+      );
   }
-  if (parsed.length === 0) throw new StatementError('the MT940 file holds no statement');
+  const lines = fields.filter((f) => f.tag === '61');
+  const opening = fields.find((f) => f.tag.startsWith('60'));
+  const closing = fields.find((f) => f.tag.startsWith('62'));
+  if (opening && lines[0] && lines[0].line < opening.line)
+    throw new StatementError(`${where}: the opening balance (${tagOf(opening)}, line ${opening.line}) stands after entry 1 (line ${lines[0].line})`);
+  const late = closing ? lines.findIndex((f) => f.line > closing.line) : -1;
+  if (closing && late >= 0)
+    throw new StatementError(
+      `${where}, entry ${late + 1} (line ${lines[late]!.line}) stands after the closing balance (${tagOf(closing)}, line ${closing.line})`,
+    );
+}
 
-  const statements: StatementInfo[] = [];
-  const entries: UnkeyedEntry[] = [];
-  const notes: string[] = [];
-  parsed.forEach((statement, statementIndex) => {
-    const number = [statement.number.statement, statement.number.sequence].filter(Boolean).join('/');
-    const account = statement.accountIdentification.trim();
-    statements.push({
-      id: [statement.transactionReference.trim(), number].filter(Boolean).join(' '),
-      iban: accountIban(account),
-      account,
-      currency: statement.currency,
-    });
-    const iban = statements[statementIndex]!.iban;
-    const lineTags = (statement.tags ?? []).filter((t) => t.id === 61);
-    statement.transactions.forEach((tx, i) => {
-      const line = lineOf(lineTags[i]!, statementIndex + 1, i + 1);
-      const details = tx.structuredDetails;
-      const structured = details !== undefined && Object.keys(details).some((key) => /^\d\d$/.test(key));
-      const sepa = structured ? readSepaRemittance(REMITTANCE_SUBFIELDS.map((key) => details[key] ?? '').filter((part) => part !== '')) : null;
-      // Unstructured :86: text: its lines are joined with a space (the matcher ignores separators).
-      const remittanceText = sepa ? (sepa.fields.SVWZ ?? sepa.free) : tx.details.replace(/\s*\n\s*/g, ' ').trim() || null;
-      const endToEndId = sepa?.fields.EREF && sepa.fields.EREF.toUpperCase() !== 'NOTPROVIDED' ? sepa.fields.EREF : null;
-      const counterpartyIban = subfield(details, '31');
-      const transaction: ParsedTransaction = {
-        amount: line.amount,
-        currency: statement.currency,
-        remittanceText,
-        endToEndId,
-        creditorReference: null,
-        counterpartyName: structured ? subfield(details, '32', '33') : null,
-        counterpartyIban: counterpartyIban && /^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(counterpartyIban) ? counterpartyIban : null,
-      };
-      const reversal = line.mark.startsWith('R');
-      const where = () => `MT940 statement ${statementIndex + 1}, entry ${i + 1}`;
-      const valueDate = realDate(line.valueDate, () => `${where()}, value date`, notes);
-      entries.push({
-        position: entries.length + 1,
-        statementIndex,
-        account: iban ?? account,
-        bookingDate: realDate(bookingDate(line.valueDate, line.entryMonthDay), () => `${where()}, booking date`, notes),
-        valueDate,
-        direction: lowersBalance(line.mark) ? 'debit' : 'credit',
-        reversal,
-        status: 'BOOK',
-        amount: line.amount,
-        currency: statement.currency,
-        bankReference: tx.bankReference.trim() || null,
-        bookingText: structured ? subfield(details, '00') : null,
-        transactions: [transaction],
-      });
+function currencyOf(fields: readonly MtField[], balances: (Signed | null)[], where: string): string {
+  const [opening, closing] = balances;
+  if (opening && closing && opening.currency !== closing.currency)
+    throw new StatementError(`${where}: the opening balance is in ${opening.currency}, the closing balance in ${closing.currency}`);
+  // MT942: the floor limit (:34F:) or the totals (:90D:/:90C:) name the currency.
+  const reported = fields.map((f) => (f.tag === '34F' ? /^([A-Z]{3})/ : /^90/.test(f.tag) ? /^\d{1,5}([A-Z]{3})/ : null)?.exec(f.lines[0]!)?.[1]).find(Boolean);
+  const currency = opening?.currency ?? closing?.currency ?? reported;
+  if (!currency) throw new StatementError(`${where} has no balance (:60F:, :62F:) and names no currency`);
+  return currency;
+}
+
+function readMessage(message: MtMessage, last: boolean, ctx: Context) {
+  const { fields } = message;
+  const id = statementId(fields);
+  const where = `${ctx.label} ${ctx.number}`;
+  const named = `${where} (${id})`;
+  const lines = fields.filter((f) => f.tag === '61');
+  const closingField = fields.find((f) => f.tag.startsWith('62'));
+  const closed = closingField || fields.some((f) => /^(64|65|90)/.test(f.tag));
+  if (last && !message.ended && !closed) {
+    const after = lines.length ? `after entry ${lines.length}` : `after line ${fields.at(-1)!.line}`;
+    const missing = ctx.report ? 'no totals (:90D:, :90C:)' : 'no closing balance (:62F:)';
+    throw new StatementError(`the file ends inside ${named}, ${after}, with ${missing} and no end mark (-): it looks cut off; download it again`);
+  }
+  const accountField = fields.find((f) => f.tag === '25');
+  if (!accountField) throw new StatementError(`${where} (line ${fields[0]!.line}) has no account (:25:)`);
+  checkLayout(fields, where);
+
+  const openingField = fields.find((f) => f.tag.startsWith('60'));
+  const opening = openingField ? balanceOf(openingField, 'opening balance', where) : null;
+  const closing = closingField ? balanceOf(closingField, 'closing balance', where) : null;
+  const currency = currencyOf(fields, [opening, closing], where);
+  const account = accountField.lines[0]!.slice(0, 35).trim();
+  const iban = accountIban(account);
+  const statementIndex = ctx.statements.length;
+  ctx.statements.push({ id, iban, account, currency });
+
+  let moved = decimal('0');
+  let entry: { line: MtField; details: string[][] } | null = null;
+  const own: { line: MtField; details: string[][] }[] = [];
+  for (const field of fields) {
+    if (field.tag === '61') {
+      entry = { line: field, details: [] };
+      own.push(entry);
+    } else if (field.tag === '86' && entry) entry.details.push(field.lines);
+    else if (field.tag !== 'NS') entry = null;
+  }
+  own.forEach(({ line: field, details }, i) => {
+    const at = `${where}, entry ${i + 1}`;
+    const line = statementLine(field, at);
+    moved = lowersBalance(line.mark) ? moved.minus(decimal(line.amount)) : moved.plus(decimal(line.amount));
+    const text = readDetails(details);
+    const transaction: ParsedTransaction = {
+      amount: line.amount,
+      currency,
+      remittanceText: text.remittanceText,
+      endToEndId: text.endToEndId,
+      creditorReference: null,
+      counterpartyName: text.counterpartyName,
+      counterpartyIban: text.counterpartyIban,
+    };
+    const valueDate = realDate(line.valueDate, `${at}, value date`, ctx.notes);
+    ctx.entries.push({
+      position: ctx.entries.length + 1,
+      statementIndex,
+      account: iban ?? account,
+      bookingDate: realDate(bookingDate(line.valueDate, line.entryMonthDay), `${at}, booking date`, ctx.notes),
+      valueDate,
+      direction: lowersBalance(line.mark) ? 'debit' : 'credit',
+      reversal: line.mark.startsWith('R'),
+      status: 'BOOK',
+      amount: line.amount,
+      currency,
+      bankReference: line.bankReference,
+      bookingText: text.bookingText,
+      transactions: [transaction],
     });
   });
-  // MT940 has no reference the bank guarantees unique: every entry is keyed by its content.
-  const keys = entryKeys(entries, () => null);
-  return { format: 'mt940', statements, entries: entries.map((entry, i) => ({ ...entry, key: keys[i]! })), notes };
+
+  if (opening && closing) {
+    const open = signedValue(opening);
+    const close = signedValue(closing);
+    if (!open.plus(moved).equals(close))
+      throw new StatementError(
+        `${where}: opening balance ${formatAmount(open, true)} + entries ${formatAmount(moved, true)} ≠ closing balance ${formatAmount(close, true)}`,
+      );
+  } else if (!ctx.report) {
+    const missing = [!opening && 'opening balance (:60F:)', !closing && 'closing balance (:62F:)'].filter(Boolean).join(' and ');
+    ctx.notes.push({ where: named, cause: `no ${missing}: the entries are imported without the balance check` });
+  }
+}
+
+function readMt(content: string): ParsedStatement {
+  const messages = readMtMessages(content);
+  if (messages.length === 0) throw new StatementError('the MT940 file holds no statement');
+  const report = isReport(messages[0]!);
+  if (messages.some((message) => isReport(message) !== report))
+    throw new StatementError('the file mixes MT940 statements and MT942 intraday reports; import each kind as a file of its own');
+  const ctx: Context = { label: report ? 'MT942 report' : 'MT940 statement', number: 0, report, statements: [], entries: [], notes: [] };
+  messages.forEach((message, i) => {
+    readMessage(message, i === messages.length - 1, { ...ctx, number: i + 1 });
+  });
+  // MT940 and MT942 have no reference the bank guarantees unique: every entry is keyed by its content.
+  const keys = entryKeys(ctx.entries, () => null);
+  return {
+    format: report ? 'mt942' : 'mt940',
+    kind: report ? 'report' : 'statement',
+    statements: ctx.statements,
+    entries: ctx.entries.map((entry, i) => ({ ...entry, key: keys[i]! })),
+    notes: ctx.notes,
+  };
+}
+
+/** Parses an MT940 (statements) or MT942 (intraday reports) file; refuses what it cannot read in full. */
+export function parseMt940(content: string): ParsedStatement {
+  try {
+    return readMt(content);
+  } catch (error) {
+    if (error instanceof StatementError) throw error;
+    // A safety net: no input may end in a raw TypeError (the tests make sure none gets here).
+    throw new StatementError('the MT940 file cannot be read: its structure is not what SWIFT MT940 defines');
+  }
 }

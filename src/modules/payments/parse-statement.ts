@@ -1,23 +1,26 @@
-import { parseCamt053 } from './camt053.ts';
+import { parseCamt } from './camt.ts';
+import { isXmlFile } from './camt-xml.ts';
 import { decodeText } from './decode-text.ts';
 import { withEntryKeys } from './entry-key.ts';
 import { parseMt940 } from './mt940.ts';
+import { notAStatement } from './not-a-statement.ts';
 import { type ParsedStatement, StatementError } from './statement.ts';
 
-// Reads a bank statement file: camt.053.001.02 / .001.08 (XML, told apart by namespace) or
-// MT940 (told apart by its tags). Pure: bytes in, plain data out, StatementError for
+// Reads a bank statement file: camt.052/053/054 .001.02–.13 (XML, told apart by namespace) or
+// MT940/MT942 (told apart by their tags). Pure: bytes in, plain data out, StatementError for
 // anything that is not a statement Kontor can read in full.
 
-/** :20: (reference) and :25: (account) open every MT940 statement; the parser checks the rest. */
-const MT940_TAGS = [/^:20:/m, /^:25:/m];
+/** :20: opens every MT940 statement and MT942 report, followed by :25:, :28C:, balances, :61:; the parser checks the rest. */
+const MT940_TAGS = [/^:20:/m, /^:(25|28C?|60[FM]|61):/m];
 
 function parseFormat(bytes: Buffer): ParsedStatement {
   if (bytes.length === 0) throw new StatementError('the file is empty');
   if (bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1')))
     throw new StatementError('the file is a ZIP archive; unpack it and import the camt.053 files inside one by one');
+  if (isXmlFile(bytes)) return parseCamt(bytes);
   const content = decodeText(bytes);
-  const start = content.trimStart();
-  if (start.startsWith('<')) return parseCamt053(content);
+  const foreign = notAStatement(bytes, content);
+  if (foreign) throw new StatementError(foreign);
   if (MT940_TAGS.every((tag) => tag.test(content))) return parseMt940(content);
   throw new StatementError('the file is not a camt.053 or MT940 statement');
 }

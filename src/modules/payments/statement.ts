@@ -64,6 +64,9 @@ export type StatementInfo = {
  */
 export type StatementKind = 'statement' | 'report' | 'notification';
 
+/** Something the parser changed or could not check to make the file bookable: where, and what (the same cause reads the same everywhere). */
+export type StatementNote = { where: string; cause: string };
+
 export type ParsedStatement = {
   format: StatementFormat;
   /** Absent: statement. */
@@ -71,7 +74,7 @@ export type ParsedStatement = {
   statements: StatementInfo[];
   entries: ParsedEntry[];
   /** What the parser changed to make the file bookable (a date that does not exist), for the import's warnings. */
-  notes?: string[];
+  notes?: StatementNote[];
 };
 
 /** The file is not a statement Kontor can read; the message says what is wrong. Nothing is imported. */

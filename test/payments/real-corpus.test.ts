@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BankImportError, importBankStatement, StatementError } from '../../src/modules/payments/index.ts';
+import { D, type DecimalValue } from '../../src/shared/decimal.ts';
+import { type TestApp, testApp } from '../helpers/app.ts';
+
+// Issue 12, point 6: the import over every real bank file of fixtures/real/ (README.md
+// names each one's origin and licence; manifest.json says what a person reading the file
+// expects of it). Each file is imported for a company of its own: it imports with every
+// entry and balances that add up, and is recognised entry by entry when it comes again in
+// other bytes — or it is refused with a message a person can act on, writing nothing.
+
+const REAL = path.join(import.meta.dirname, 'fixtures', 'real');
+
+type Expected = {
+  file: string;
+  bank: string;
+  format: string;
+  expect: 'import' | 'refuse';
+  statements: number;
+  entries: number;
+  credits: string;
+  debits: string;
+  why: string;
+  /** For a refusal: words the message must contain. */
+  refusal?: string;
+};
+
+const manifest = JSON.parse(readFileSync(path.join(REAL, 'manifest.json'), 'utf8')) as Expected[];
+
+/** What no message may show: a JavaScript error, an SQL text, a stack. */
+const RAW = /Cannot read|undefined|is not a function|\bnull\b|TypeError|RangeError|SyntaxError|\bselect\b|\binsert\b|\bat [\w.]+ \(/i;
+
+/** The same file in other bytes: one more line end (MT940) or trailing white space (XML). */
+const otherBytes = (bytes: Buffer) => Buffer.concat([bytes, Buffer.from('\r\n')]);
+
+describe('real bank files', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+  });
+  after(() => t.close());
+
+  for (const expected of manifest) {
+    test(`${expected.file} (${expected.bank}): ${expected.expect}`, async () => {
+      const bytes = readFileSync(path.join(REAL, expected.file));
+      const company = await t.newCompany(expected.file.slice(0, 30));
+      const run = (content: Buffer) => importBankStatement(t.handle.db, t.clock, company.companyId, content, { fileName: expected.file });
+      const stored = () => t.handle.db.selectFrom('bank_entries').select(['direction', 'amount']).where('company_id', '=', company.companyId).execute();
+
+      if (expected.expect === 'refuse') {
+        await assert.rejects(run(bytes), (error: unknown) => {
+          assert.ok(error instanceof StatementError || error instanceof BankImportError, `a refusal, got ${String(error)}`);
+          assert.doesNotMatch(error.message, RAW, 'no raw error text');
+          if (expected.refusal) assert.ok(error.message.includes(expected.refusal), `"${error.message}" says "${expected.refusal}"`);
+          return true;
+        });
+        assert.equal((await stored()).length, 0, 'nothing written');
+        return;
+      }
+
+      const result = await run(bytes);
+      assert.equal(result.already_imported, false);
+      assert.equal(result.format.startsWith(expected.format), true, `format ${result.format}`);
+      assert.equal(result.statements.length, expected.statements, 'statements');
+      assert.equal(result.entries.length, expected.entries, 'entries');
+      for (const warning of result.warnings) assert.doesNotMatch(warning, RAW, 'no raw error text in a warning');
+      const sums = (rows: { direction: string; amount: string }[]) => {
+        const total = { credit: new D(0) as DecimalValue, debit: new D(0) as DecimalValue };
+        for (const row of rows) total[row.direction as 'credit' | 'debit'] = total[row.direction as 'credit' | 'debit'].plus(row.amount);
+        return [total.credit.toFixed(2), total.debit.toFixed(2)];
+      };
+      assert.deepEqual(sums(result.entries), [expected.credits, expected.debits], 'credits and debits of the file');
+      // What Kontor holds: every entry once (a statement the file repeats counts once).
+      const repeats = result.entries.filter((e) => e.status === 'duplicate');
+      assert.deepEqual(sums(await stored()), sums(result.entries.filter((e) => e.status !== 'duplicate')), 'stored bookings');
+      assert.equal((await stored()).length, expected.entries - repeats.length);
+
+      assert.equal((await run(bytes)).already_imported, true, 'the same file again');
+      const again = await run(otherBytes(bytes));
+      assert.deepEqual(
+        again.entries.filter((e) => e.status !== 'duplicate').map((e) => e.position),
+        [],
+        'the same entries in other bytes are all recognised',
+      );
+      assert.equal((await stored()).length, expected.entries - repeats.length, 'nothing stored twice');
+    });
+  }
+});
