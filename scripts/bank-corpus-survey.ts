@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isZipArchive, unpackStatementArchive } from '../src/modules/payments/archive.ts';
 import { type ParsedStatement, parseStatement, StatementError } from '../src/modules/payments/index.ts';
 import { D, type DecimalValue } from '../src/shared/decimal.ts';
 
@@ -76,6 +77,15 @@ function errorText(error: unknown): { crash: boolean; text: string } {
   return { crash: true, text: `!!! RAW throw of a non-Error value: ${String(error)}` };
 }
 
+function together(files: ParsedStatement[]): ParsedStatement {
+  return {
+    format: files[0]!.format,
+    statements: files.flatMap((f) => f.statements),
+    entries: files.flatMap((f) => f.entries),
+    notes: files.flatMap((f) => f.notes ?? []),
+  };
+}
+
 async function survey(entry: ManifestEntry): Promise<Outcome> {
   const head = `${entry.file} [${entry.format}, expect ${entry.expect}]`;
   let bytes: Buffer;
@@ -86,7 +96,8 @@ async function survey(entry: ManifestEntry): Promise<Outcome> {
   }
   let parsed: ParsedStatement;
   try {
-    parsed = await parseStatement(bytes);
+    // A ZIP archive: its files read one by one, as the import does, and taken together.
+    parsed = isZipArchive(bytes) ? together(unpackStatementArchive(bytes).map((file) => parseStatement(file.bytes))) : parseStatement(bytes);
   } catch (error) {
     const { crash, text } = errorText(error);
     const match = entry.expect === 'refuse' && !crash;
@@ -103,7 +114,7 @@ async function survey(entry: ManifestEntry): Promise<Outcome> {
   ];
   const details = checks.map((c) => `${c.name} ${c.expected}${c.ok ? '' : ` -> ${c.got}`}${c.ok ? ' ok' : ' DIFF'}`).join(', ');
   const statements = `statements ${entry.statements}/${parsed.statements.length}`;
-  const notes = parsed.notes?.length ? `, notes: ${parsed.notes.join(' | ')}` : '';
+  const notes = parsed.notes?.length ? `, notes: ${parsed.notes.map((n) => `${n.where}: ${n.cause}`).join(' | ')}` : '';
   if (entry.expect === 'refuse') {
     return {
       file: entry.file,

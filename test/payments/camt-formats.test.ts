@@ -303,7 +303,7 @@ describe('camt.052 intraday reports', () => {
     const report = fixtureText('camt052-v08.xml');
     assert.equal(
       refusal(report.replace('<Amt Ccy="EUR">1099.01</Amt>', '<Amt Ccy="EUR">1099.1</Amt>')),
-      'camt report 052-2026-11-23-1400: opening balance 1000.00 + entries 99.01 ≠ intraday balance 1099.10',
+      'camt report 052-2026-11-23-1400: opening balance 1000.00 + entries 99.01 ≠ intraday balance 1099.10; the file does not add up: download it again from online banking',
     );
     const withoutBalances = report.replace(/<Bal>[\s\S]*?<\/Bal>\s*/g, '');
     assert.equal(parseStatement(Buffer.from(withoutBalances)).entries.length, 3);
@@ -423,7 +423,7 @@ describe('messages name the statement and entry, never the payer', () => {
   test('where the error is, with amounts in two decimals', () => {
     assert.equal(
       refusal(v08.replace('<Amt Ccy="EUR">615.18</Amt>', '<Amt Ccy="EUR">615</Amt>')),
-      'camt statement DAY-2026-11-21: opening balance 500.00 + entries 115.18 ≠ closing balance 615.00',
+      'camt statement DAY-2026-11-21: opening balance 500.00 + entries 115.18 ≠ closing balance 615.00; the file does not add up: download it again from online banking',
     );
     assert.equal(
       refusal(v08.replace('<Amt Ccy="EUR">85.06</Amt>', '<Amt Ccy="EUR">85</Amt>')),

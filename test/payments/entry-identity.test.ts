@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { legacyEntryKeys } from '../../src/modules/payments/entry-key.ts';
 import { BankImportError, parseStatement } from '../../src/modules/payments/index.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { camt, importCounts, importFile } from './helpers.ts';
+import { putCustomer } from '../invoicing/helpers.ts';
+import { camt, importCounts, importFile, issueInvoice } from './helpers.ts';
 
 // Issue 12, point 2: an entry is identified by everything that makes it one booking, so a
 // re-import is recognised and distinct bookings never are.
@@ -226,5 +227,72 @@ describe('entry identity', () => {
       return true;
     });
     assert.deepEqual(await importCounts(t), before);
+  });
+});
+
+describe('a booking announced before the day statement', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+    await putCustomer(t, 'kunde-1');
+  });
+  after(() => t.close());
+
+  /** The camt.053 of `camt()` as a camt.054 notification (or camt.052 report) of the same bookings. */
+  const asMessage = (xml: string, kind: '052' | '054') => {
+    const [root, item] = kind === '054' ? ['BkToCstmrDbtCdtNtfctn', 'Ntfctn'] : ['BkToCstmrAcctRpt', 'Rpt'];
+    return xml
+      .replace('camt.053.001.08', `camt.${kind}.001.08`)
+      .replace(/BkToCstmrStmt>/g, `${root}>`)
+      .replace(/<(\/?)Stmt>/g, `<$1${item}>`);
+  };
+
+  for (const kind of ['054', '052'] as const) {
+    test(`camt.${kind} first, then the day's camt.053: the payment is booked once, the statement's other entries are imported`, async () => {
+      const invoice = await issueInvoice(t, `announced-${kind}`);
+      const payment = { amount: invoice.total_gross, text: `Rechnung ${invoice.number}`, ref: `N-${kind}-1`, name: 'Beispiel AG' };
+      const early = await importFile(t, asMessage(camt([payment], { id: `early-${kind}` }), kind), `early-${kind}.xml`);
+      assert.equal(early.format, `camt.${kind}.001.08`);
+      assert.deepEqual(
+        early.entries.map((e) => [e.status, e.transactions[0]!.payments.map((p) => p.invoice_number)]),
+        [['matched', [invoice.number]]],
+      );
+      const before = await importCounts(t);
+      const day = await importFile(t, camt([payment, { amount: '9.99', text: 'Zinsen', ref: `N-${kind}-2` }], { id: `day-${kind}` }), `day-${kind}.xml`);
+      assert.deepEqual(
+        day.entries.map((e) => [e.status, e.note]),
+        [
+          ['duplicate', `already imported with statement ${early.statement_id}`],
+          ['unmatched', 'no invoice number found in the remittance text'],
+        ],
+      );
+      const after = await importCounts(t);
+      assert.deepEqual([after.allocations, after.journalEntries, after.entries], [before.allocations, before.journalEntries, before.entries + 1]);
+    });
+  }
+
+  test("MT942 first, then the day's MT940: the same booking is imported once", async () => {
+    const line = [':61:2611201120C50,00NTRFNONREF', ':86:166?00GUTSCHRIFT?20SVWZ+Beitrag Dezember?32Hans Schmidt'];
+    const report = [
+      ':20:STARTDISP',
+      ':25:37040044/0532013000',
+      ':28C:00001/001',
+      ':34F:EURC0,00',
+      ':13D:2611201200+0100',
+      ...line,
+      ':90C:1EUR50,00',
+      '-',
+      '',
+    ].join('\r\n');
+    const early = await importFile(t, report, 'vormittag.sta');
+    assert.deepEqual([early.format, early.entries.map((e) => e.status)], ['mt942', ['unmatched']]);
+    const statement = mt940Part('00050/001', { mark: 'F', cents: 10000 }, [{ amount: '50,00', text: 'Beitrag Dezember' }], 'F');
+    const before = await importCounts(t);
+    const day = await importFile(t, statement.text, 'abend.sta');
+    assert.deepEqual(
+      day.entries.map((e) => e.status),
+      ['duplicate'],
+    );
+    assert.equal((await importCounts(t)).entries, before.entries);
   });
 });

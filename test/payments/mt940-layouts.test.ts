@@ -192,13 +192,16 @@ describe('MT940: balances', () => {
       { where: 'MT940 statement 1 (STARTUMSE 00012/001)', cause: 'no opening balance (:60F:): the entries are imported without the balance check' },
     ]);
     const broken = [...first, ...statement('185,06', [':61:2611201120DR5,06NMSCNONREF'], '181,00', '00013/001')];
-    assert.equal(refusal(file(broken)), 'MT940 statement 2: opening balance 185,06 + entries -5,06 ≠ closing balance 181,00');
+    assert.equal(
+      refusal(file(broken)),
+      'MT940 statement 2: opening balance 185,06 + entries -5,06 ≠ closing balance 181,00; the file does not add up: download it again from online banking',
+    );
   });
 
   test('balances that do not add up are refused, amounts with two decimals', () => {
     assert.equal(
       refusal(file(statement('6,', [':61:2611201120DR6,NMSCNONREF'], '1,'))),
-      'MT940 statement 1: opening balance 6,00 + entries -6,00 ≠ closing balance 1,00',
+      'MT940 statement 1: opening balance 6,00 + entries -6,00 ≠ closing balance 1,00; the file does not add up: download it again from online banking',
     );
   });
 
@@ -280,7 +283,7 @@ describe('MT942 intraday reports', () => {
     assert.equal(parse(report([':60F:C261119EUR100,00', ...CREDIT, ':62F:C261120EUR185,06'])).entries.length, 1);
     assert.match(
       refusal(file(report([':60F:C261119EUR100,00', ...CREDIT, ':62F:C261120EUR185,07']))),
-      /^MT942 report 1: opening balance 100,00 \+ entries 85,06 ≠ closing balance 185,07$/,
+      /^MT942 report 1: opening balance 100,00 \+ entries 85,06 ≠ closing balance 185,07; the file does not add up: download it again from online banking$/,
     );
     assert.match(refusal(file(report(CREDIT).slice(0, -3))), /^the file ends inside MT942 report 1 \(MT942-261120 00012\/001\), after entry 1, with no totals/);
   });

@@ -201,7 +201,10 @@ describe('parseStatement refuses what it cannot read in full', () => {
   });
 
   test('an MT940 whose balances do not add up', () => {
-    assert.equal(refusal(fixture('mt940-broken-balance.sta')), 'MT940 statement 1: opening balance 100,00 + entries 20,00 ≠ closing balance 130,00');
+    assert.equal(
+      refusal(fixture('mt940-broken-balance.sta')),
+      'MT940 statement 1: opening balance 100,00 + entries 20,00 ≠ closing balance 130,00; the file does not add up: download it again from online banking',
+    );
   });
 
   test('an MT940 cut off before its closing balance', () => {
@@ -213,7 +216,10 @@ describe('parseStatement refuses what it cannot read in full', () => {
   });
 
   test('a camt whose balances do not add up', () => {
-    assert.equal(refusal(v08.replace('845.12', '845.13')), 'camt statement 2026-11-21-EUR: opening balance 500.00 + entries 345.12 ≠ closing balance 845.13');
+    assert.equal(
+      refusal(v08.replace('845.12', '845.13')),
+      'camt statement 2026-11-21-EUR: opening balance 500.00 + entries 345.12 ≠ closing balance 845.13; the file does not add up: download it again from online banking',
+    );
   });
 
   test('a camt entry amount that is not a number', () => {

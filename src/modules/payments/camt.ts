@@ -254,6 +254,6 @@ function checkBalances(item: Node, entries: UnkeyedEntry[], where: string, messa
     .reduce((sum, entry) => (entry.direction === 'credit' ? sum.plus(decimal(entry.amount)) : sum.minus(decimal(entry.amount))), decimal('0'));
   if (!open.plus(moved).equals(close))
     throw new StatementError(
-      `${where}: opening balance ${shown(open)} + entries ${shown(moved)} ≠ ${closing.code === 'ITBD' ? 'intraday' : 'closing'} balance ${shown(close)}`,
+      `${where}: opening balance ${shown(open)} + entries ${shown(moved)} ≠ ${closing.code === 'ITBD' ? 'intraday' : 'closing'} balance ${shown(close)}; the file does not add up: download it again from online banking`,
     );
 }

@@ -232,7 +232,7 @@ function readMessage(message: MtMessage, last: boolean, ctx: Context) {
     const close = signedValue(closing);
     if (!open.plus(moved).equals(close))
       throw new StatementError(
-        `${where}: opening balance ${formatAmount(open, true)} + entries ${formatAmount(moved, true)} ≠ closing balance ${formatAmount(close, true)}`,
+        `${where}: opening balance ${formatAmount(open, true)} + entries ${formatAmount(moved, true)} ≠ closing balance ${formatAmount(close, true)}; the file does not add up: download it again from online banking`,
       );
   } else if (!ctx.report) {
     const missing = [!opening && 'opening balance (:60F:)', !closing && 'closing balance (:62F:)'].filter(Boolean).join(' and ');
