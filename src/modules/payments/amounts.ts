@@ -43,6 +43,7 @@ export function formatAmount(value: DecimalValue, comma: boolean): string {
 
 /** An amount as the import shows it: at least two decimals ("6" → "6.00"), more only where the file has them. */
 export function displayAmount(amount: string): string {
+  if (/^\d+\.\d\d$/.test(amount)) return amount;
   const value = new D(amount);
   return value.decimalPlaces() <= 2 ? value.toFixed(2) : value.toFixed();
 }

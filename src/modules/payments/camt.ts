@@ -2,8 +2,7 @@ import type { DecimalValue } from '../../shared/decimal.ts';
 import { decimal, displayAmount, isCamtAmount } from './amounts.ts';
 import { type CamtMessage, identifyCamt } from './camt-message.ts';
 import { dateOf, decodeXml, entryTree, list, type Node, one, parseXmlTree, text } from './camt-xml.ts';
-import { entryKeys, type UnkeyedEntry } from './entry-key.ts';
-import { type ParsedStatement, type ParsedTransaction, StatementError, type StatementInfo, type StatementNote } from './statement.ts';
+import { type ParsedTransaction, StatementError, type StatementInfo, type StatementNote, type UnkeyedEntry, type UnkeyedStatement } from './statement.ts';
 
 // camt.052 (intraday report), camt.053 (statement) and camt.054 (notification), versions
 // .02 to .13 (german-rules §5.2). They share the entry (Ntry) and what Kontor reads of it;
@@ -14,7 +13,7 @@ import { type ParsedStatement, type ParsedTransaction, StatementError, type Stat
 // three messages, so the entry key recognises it in the day's statement.
 
 /** Reads a camt.052/053/054 file; refuses anything else with a StatementError. */
-export function parseCamt(bytes: Buffer): ParsedStatement {
+export function parseCamt(bytes: Buffer): UnkeyedStatement {
   try {
     return readCamt(bytes);
   } catch (error) {
@@ -24,7 +23,7 @@ export function parseCamt(bytes: Buffer): ParsedStatement {
   }
 }
 
-function readCamt(bytes: Buffer): ParsedStatement {
+function readCamt(bytes: Buffer): UnkeyedStatement {
   const xml = decodeXml(bytes);
   const tree = parseXmlTree(xml);
   const message = identifyCamt(xml);
@@ -60,13 +59,11 @@ function readCamt(bytes: Buffer): ParsedStatement {
     checkBalances(item, own, where, message);
     entries.push(...own);
   });
-  // AcctSvcrRef is the bank's unique reference of the booking (german-rules §5.2).
-  const keys = entryKeys(entries, (entry) => entry.bankReference);
   return {
     format: message.format,
     kind: message.kind,
     statements,
-    entries: entries.map((entry, i) => ({ ...entry, key: keys[i]! })),
+    entries,
     ...(notes.length ? { notes } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { D } from '../../shared/decimal.ts';
-import type { ParsedEntry, ParsedStatement, StatementInfo } from './statement.ts';
+import type { ParsedStatement, StatementInfo, UnkeyedEntry, UnkeyedStatement } from './statement.ts';
 
 // The key that makes a booking importable once per company, whatever file carries it: the
 // day's statement, an intraday report or a notification of the same booking, a longer
@@ -23,7 +23,7 @@ import type { ParsedEntry, ParsedStatement, StatementInfo } from './statement.ts
 //
 // Keys of this scheme start with "e2:"; keys stored before it (issue 4) are `legacyEntryKeys`.
 
-export type UnkeyedEntry = Omit<ParsedEntry, 'key'>;
+export type { UnkeyedEntry } from './statement.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -63,7 +63,7 @@ export const uniqueReferenceOf =
     format.startsWith('camt') ? entry.bankReference : null;
 
 /** The file's entries with their keys (see above). */
-export function withEntryKeys(parsed: ParsedStatement): ParsedStatement {
+export function withEntryKeys(parsed: UnkeyedStatement): ParsedStatement {
   const keys = entryKeys(parsed.entries, uniqueReferenceOf(parsed.format), parsed.statements);
   return { ...parsed, entries: parsed.entries.map((entry, i) => ({ ...entry, key: keys[i]! })) };
 }
@@ -89,7 +89,7 @@ export function entryKeys(
       keys.push(keys[copied.start + (i - copied.ownStart)]!);
       return;
     }
-    const content = sha256(`${statusPrefix(entry)}${identities[i]}`);
+    const content = `${statusPrefix(entry)}${identities[i]}`;
     const occurrence = (seen.get(content) ?? 0) + 1;
     seen.set(content, occurrence);
     keys.push(`${statusPrefix(entry)}e2:${sha256(`${content}#${occurrence}`)}`);

@@ -115,7 +115,7 @@ export async function importBankStatement(
     await bookPayments(trx, companyId, company.chart, plan.payments.splice(0));
     await updateInvoices(trx, companyId, company.timezone, plan, now);
     await rekeyEntries(trx, companyId, rekeys);
-    const disagreement = await statementsNotAddingUp(trx, companyId, parsed);
+    const disagreement = await statementsNotAddingUp(trx, companyId, parsed, new Set(fresh));
     if (disagreement)
       throw new BankImportError(
         'entries_disagree',

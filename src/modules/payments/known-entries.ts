@@ -166,19 +166,26 @@ export async function rekeyEntries(trx: Trx, companyId: string, rekeys: readonly
 /**
  * After the import: every statement of the file must be fully there, each entry as one
  * stored booking of the same amount and direction, so what Kontor holds for the statement
- * moves the balance as the file says. Returns the first statement that does not add up.
+ * moves the balance as the file says. The rows this import wrote are the file's own
+ * entries; the others (imported before, re-keyed now) are read back. Returns the first
+ * statement that does not add up.
  */
-export async function statementsNotAddingUp(trx: Trx, companyId: string, parsed: ParsedStatement): Promise<string | null> {
-  const stored = await findStoredEntries(trx, companyId, [...new Set(parsed.entries.map((e) => e.key))]);
+export async function statementsNotAddingUp(trx: Trx, companyId: string, parsed: ParsedStatement, written: ReadonlySet<ParsedEntry>): Promise<string | null> {
+  const earlier = parsed.entries.filter((e) => !written.has(e)).map((e) => e.key);
+  const stored = await findStoredEntries(trx, companyId, [...new Set(earlier)]);
   const counted = new Set<string>();
   const sums = parsed.statements.map(() => ({ file: decimal('0'), stored: decimal('0'), missing: 0 }));
+  const signed = (amount: string, direction: string) => (direction === 'credit' ? decimal(amount) : decimal(amount).negated());
   for (const entry of parsed.entries) {
     // A repeated statement's entries share their first copy's keys: counted once.
     if (counted.has(entry.key)) continue;
     counted.add(entry.key);
     const sum = sums[entry.statementIndex]!;
-    const signed = (amount: string, direction: string) => (direction === 'credit' ? decimal(amount) : decimal(amount).negated());
     sum.file = sum.file.plus(signed(entry.amount, entry.direction));
+    if (written.has(entry)) {
+      sum.stored = sum.stored.plus(signed(entry.amount, entry.direction));
+      continue;
+    }
     const row = stored.get(entry.key);
     if (!row || row.bank_status !== entry.status || row.reversal !== entry.reversal) sum.missing += 1;
     else sum.stored = sum.stored.plus(signed(row.amount, row.direction));

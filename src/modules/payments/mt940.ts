@@ -1,9 +1,8 @@
 import { isValidIban } from '../../shared/iban.ts';
 import { decimal, formatAmount, mt940Amount } from './amounts.ts';
-import { entryKeys, type UnkeyedEntry } from './entry-key.ts';
 import { readDetails } from './mt940-details.ts';
 import { type MtField, type MtMessage, readMtMessages } from './mt940-lines.ts';
-import { type ParsedStatement, type ParsedTransaction, StatementError, type StatementInfo, type StatementNote } from './statement.ts';
+import { type ParsedTransaction, StatementError, type StatementInfo, type StatementNote, type UnkeyedEntry, type UnkeyedStatement } from './statement.ts';
 
 // MT940 statements and MT942 intraday reports (german-rules §5.3). mt940-lines.ts splits the
 // file into messages and fields; this reads them: amounts as exact decimals, the balance
@@ -240,7 +239,7 @@ function readMessage(message: MtMessage, last: boolean, ctx: Context) {
   }
 }
 
-function readMt(content: string): ParsedStatement {
+function readMt(content: string): UnkeyedStatement {
   const messages = readMtMessages(content);
   if (messages.length === 0) throw new StatementError('the MT940 file holds no statement');
   const report = isReport(messages[0]!);
@@ -250,19 +249,17 @@ function readMt(content: string): ParsedStatement {
   messages.forEach((message, i) => {
     readMessage(message, i === messages.length - 1, { ...ctx, number: i + 1 });
   });
-  // MT940 and MT942 have no reference the bank guarantees unique: every entry is keyed by its content.
-  const keys = entryKeys(ctx.entries, () => null);
   return {
     format: report ? 'mt942' : 'mt940',
     kind: report ? 'report' : 'statement',
     statements: ctx.statements,
-    entries: ctx.entries.map((entry, i) => ({ ...entry, key: keys[i]! })),
+    entries: ctx.entries,
     notes: ctx.notes,
   };
 }
 
 /** Parses an MT940 (statements) or MT942 (intraday reports) file; refuses what it cannot read in full. */
-export function parseMt940(content: string): ParsedStatement {
+export function parseMt940(content: string): UnkeyedStatement {
   try {
     return readMt(content);
   } catch (error) {

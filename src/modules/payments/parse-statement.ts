@@ -4,7 +4,7 @@ import { decodeText } from './decode-text.ts';
 import { withEntryKeys } from './entry-key.ts';
 import { parseMt940 } from './mt940.ts';
 import { notAStatement } from './not-a-statement.ts';
-import { type ParsedStatement, StatementError } from './statement.ts';
+import { type ParsedStatement, StatementError, type UnkeyedStatement } from './statement.ts';
 
 // Reads a bank statement file: camt.052/053/054 .001.02–.13 (XML, told apart by namespace) or
 // MT940/MT942 (told apart by their tags). Pure: bytes in, plain data out, StatementError for
@@ -13,7 +13,7 @@ import { type ParsedStatement, StatementError } from './statement.ts';
 /** :20: opens every MT940 statement and MT942 report, followed by :25:, :28C:, balances, :61:; the parser checks the rest. */
 const MT940_TAGS = [/^:20:/m, /^:(25|28C?|60[FM]|61):/m];
 
-function parseFormat(bytes: Buffer): ParsedStatement {
+function parseFormat(bytes: Buffer): UnkeyedStatement {
   if (bytes.length === 0) throw new StatementError('the file is empty');
   if (bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1')))
     throw new StatementError('the file is a ZIP archive; unpack it and import the camt.053 files inside one by one');

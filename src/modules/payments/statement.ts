@@ -77,6 +77,10 @@ export type ParsedStatement = {
   notes?: StatementNote[];
 };
 
+/** An entry as a format's parser reads it; parseStatement gives it its key (entry-key.ts). */
+export type UnkeyedEntry = Omit<ParsedEntry, 'key'>;
+export type UnkeyedStatement = Omit<ParsedStatement, 'entries'> & { entries: UnkeyedEntry[] };
+
 /** The file is not a statement Kontor can read; the message says what is wrong. Nothing is imported. */
 export class StatementError extends Error {
   constructor(message: string) {
