@@ -557,6 +557,14 @@ describe('ZIP archives of camt files', () => {
     assert.equal(refused(day(21)), 'the file is not a ZIP archive');
   });
 
+  test('an Excel workbook (xlsx, itself a ZIP) is named as such, not unpacked', () => {
+    const xlsx = zip({ '[Content_Types].xml': Buffer.from('<Types/>'), 'xl/workbook.xml': Buffer.from('<workbook/>') });
+    assert.match(
+      refused(xlsx),
+      /^the file is an Excel workbook or another Office document \(a ZIP of its own\), not a statement; download the account statement/,
+    );
+  });
+
   test('refuses a password-protected entry', () => {
     const archive = zip({ 'a.xml': day(21), 'b.xml': day(22) });
     const entry = directoryEntry(archive, 'b.xml');

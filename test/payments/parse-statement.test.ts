@@ -191,7 +191,10 @@ describe('parseStatement refuses what it cannot read in full', () => {
   });
 
   test('neither XML nor MT940, empty, or a ZIP container', () => {
-    assert.equal(refusal('Kontoauszug vom 20.11.2026\n'), 'the file is not a camt.053 or MT940 statement');
+    assert.equal(
+      refusal('Kontoauszug vom 20.11.2026\n'),
+      "the file is no bank statement Kontor reads (camt.052, camt.053, camt.054, MT940, MT942); download the account statement as camt.053 or MT940 (in online banking often 'Umsätze exportieren' → 'CAMT' or 'MT940/STA')",
+    );
     assert.match(
       refusal('Datum;Betrag;Verwendungszweck\n20.11.2026;85,06;RE-2026-00001\n'),
       /^the file is a CSV export, not a statement; download the account statement/,

@@ -1,4 +1,5 @@
 import { unzipSync } from 'fflate';
+import { refusal } from './not-a-statement.ts';
 import { StatementError } from './statement.ts';
 
 // ZIP archives as banks deliver statements (EBICS/FinTS download: a day's or a month's
@@ -84,6 +85,9 @@ export function unpackStatementArchive(bytes: Buffer, limit = ARCHIVE_LIMIT_BYTE
     if (error instanceof StatementError) throw error;
     throw new StatementError('the ZIP archive is damaged and cannot be unpacked (the download may be incomplete)');
   }
+  // xlsx, docx, odt are ZIP archives too: name the document, not its parts.
+  if (listed.some((entry) => entry.name === '[Content_Types].xml' || entry.name === 'mimetype'))
+    throw new StatementError(refusal('an Excel workbook or another Office document (a ZIP of its own)'));
   const files = listed.filter((entry) => !skipped(entry.name));
   const encrypted = files.find((entry) => entry.encrypted);
   if (encrypted) throw new StatementError(`the ZIP archive is password-protected (${encrypted.name}); download it again without a password`);

@@ -2,9 +2,9 @@
 // message that is not a statement (a transfer, a debit or credit confirmation), a DTAUS
 // payment file. The refusal names what the file is and what to download instead.
 
-const DOWNLOAD = "download the account statement as camt.053 or MT940 (in online banking often 'Umsätze exportieren' → 'CAMT' or 'MT940/STA')";
+export const DOWNLOAD = "download the account statement as camt.053 or MT940 (in online banking often 'Umsätze exportieren' → 'CAMT' or 'MT940/STA')";
 
-const refusal = (what: string) => `the file is ${what}, not a statement; ${DOWNLOAD}`;
+export const refusal = (what: string) => `the file is ${what}, not a statement; ${DOWNLOAD}`;
 
 /** SWIFT message types (block 2 "{2:I103…" / "{2:O103…") other than MT940 and MT942. */
 const SWIFT_TYPES: Record<string, string> = {

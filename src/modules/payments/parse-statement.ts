@@ -3,7 +3,7 @@ import { isXmlFile } from './camt-xml.ts';
 import { decodeText } from './decode-text.ts';
 import { withEntryKeys } from './entry-key.ts';
 import { parseMt940 } from './mt940.ts';
-import { notAStatement } from './not-a-statement.ts';
+import { DOWNLOAD, notAStatement } from './not-a-statement.ts';
 import { type ParsedStatement, StatementError, type UnkeyedStatement } from './statement.ts';
 
 // Reads a bank statement file: camt.052/053/054 .001.02–.13 (XML, told apart by namespace) or
@@ -22,7 +22,7 @@ function parseFormat(bytes: Buffer): UnkeyedStatement {
   const foreign = notAStatement(bytes, content);
   if (foreign) throw new StatementError(foreign);
   if (MT940_TAGS.every((tag) => tag.test(content))) return parseMt940(content);
-  throw new StatementError('the file is not a camt.053 or MT940 statement');
+  throw new StatementError(`the file is no bank statement Kontor reads (camt.052, camt.053, camt.054, MT940, MT942); ${DOWNLOAD}`);
 }
 
 /** The file as plain data, each entry with the key that recognises it in any later file (entry-key.ts). */
