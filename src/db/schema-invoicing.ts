@@ -16,6 +16,7 @@ export interface InvoicesTable {
   external_ref: string | null;
   customer_id: string;
   contract_external_ref: string | null;
+  contract_id: ColumnType<string | null, string | null | undefined, string | null>;
   currency: ColumnType<string, string | undefined, string>;
   issue_date: string | null;
   due_date: string | null;

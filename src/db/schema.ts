@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { DunningPolicy } from '../modules/dunning/policy.ts';
 import type { BookkeepingTables } from './schema-bookkeeping.ts';
+import type { ContractTables } from './schema-contracts.ts';
 import type { DunningNoticesTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
@@ -65,6 +66,7 @@ export interface CompaniesTable {
   chart: ColumnType<'SKR03' | 'SKR04', 'SKR03' | 'SKR04' | undefined, 'SKR03' | 'SKR04'>;
   timezone: ColumnType<string, string | undefined, string>;
   invoice_number_pattern: ColumnType<string, string | undefined, string>;
+  contract_number_pattern: ColumnType<string, string | undefined, string>;
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
   eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
@@ -184,7 +186,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

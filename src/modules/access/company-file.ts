@@ -34,6 +34,7 @@ export const companyFileSchema = {
     chart: { type: 'string', enum: ['SKR03', 'SKR04'] },
     timezone: { type: 'string', minLength: 1, maxLength: 64 },
     invoice_number_pattern: { type: 'string', minLength: 1, maxLength: 64 },
+    contract_number_pattern: { type: 'string', minLength: 1, maxLength: 64 },
     payment_terms_days: { type: 'integer', minimum: 0, maximum: 365 },
     smtp: {
       type: ['object', 'null'],
@@ -92,6 +93,7 @@ export type CompanyColumns = {
   chart?: 'SKR03' | 'SKR04';
   timezone?: string;
   invoice_number_pattern?: string;
+  contract_number_pattern?: string;
   payment_terms_days?: number;
   smtp?: string | null;
   dunning?: string | null;
@@ -148,6 +150,9 @@ export function parseCompanyFile(text: string, sealer: Sealer, { requireName }: 
   if (typeof file.timezone === 'string' && !isTimeZone(file.timezone)) problems.push('timezone: not an IANA time zone such as Europe/Berlin');
   if (typeof file.invoice_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.invoice_number_pattern)) {
     problems.push('invoice_number_pattern: needs a {seq} or {seq:N} placeholder, for example RE-{yyyy}-{seq:5}');
+  }
+  if (typeof file.contract_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.contract_number_pattern)) {
+    problems.push('contract_number_pattern: needs a {seq} or {seq:N} placeholder, for example V-{seq:5}');
   }
   readBooksAndLaw(file, columns, problems);
   if (file.dunning !== undefined) {

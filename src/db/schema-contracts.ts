@@ -1,0 +1,85 @@
+import type { ColumnType } from 'kysely';
+import type { Tier, Timestamp } from './schema.ts';
+
+// Row types of the contract tables (migrations/0013_contracts.sql). Dates 'YYYY-MM-DD',
+// numerics exact decimal strings.
+
+export type ContractStatus = 'draft' | 'active' | 'paused' | 'cancelled' | 'ended';
+export type ContractInterval = 'month' | 'quarter' | 'year';
+export type InvoiceMode = 'draft' | 'issue' | 'issue_send';
+export type BillingTiming = 'advance' | 'arrears';
+export type CycleStatus = 'billed' | 'skipped' | 'paused' | 'failed';
+
+export interface ContractsTable {
+  company_id: string;
+  id: string;
+  number: string;
+  external_source: string;
+  external_ref: string;
+  customer_id: string;
+  name: string;
+  status: ContractStatus;
+  billing_interval: ContractInterval;
+  start_date: string;
+  billing_starts_on: string | null;
+  end_date: string | null;
+  invoice_mode: InvoiceMode;
+  payment_terms_days: number | null;
+  next_billing_date: string | null;
+  usage_open_from: string | null;
+  billed_until: string | null;
+  activated_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ContractItemsTable {
+  company_id: string;
+  contract_id: string;
+  ref: string;
+  position: number;
+  product_id: string | null;
+  description: string;
+  quantity: string;
+  unit: string | null;
+  billing_timing: BillingTiming;
+  unit_price_net: string;
+  vat_rate: 0 | 7 | 19;
+  pricing_model: 'flat' | 'per_unit' | 'package' | 'graduated' | 'volume' | 'quota';
+  included_quantity: string | null;
+  overage_price: string | null;
+  tiers: ColumnType<Tier[] | null, string | null, string | null>;
+  starts_on: string;
+  ends_after: string | null;
+}
+
+export interface ContractCyclesTable {
+  company_id: string;
+  contract_id: string;
+  start_date: string;
+  end_date: string;
+  status: CycleStatus;
+  invoice_id: string | null;
+  total_net: string | null;
+  reason: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  updated_at: Timestamp;
+}
+
+export interface UsageRecordsTable {
+  company_id: string;
+  contract_id: string;
+  external_ref: string;
+  item_ref: string;
+  quantity: string;
+  occurred_at: Timestamp;
+  occurred_on: string;
+  recorded_at: Timestamp;
+}
+
+export interface ContractTables {
+  contracts: ContractsTable;
+  contract_items: ContractItemsTable;
+  contract_cycles: ContractCyclesTable;
+  usage_records: UsageRecordsTable;
+}
