@@ -10,25 +10,11 @@
 // message and the parser refused for something else, and "(wrapped crash?)" when a StatementError
 // carries a JavaScript error text (a crash inside the reader turned into a refusal).
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { isZipArchive, unpackStatementArchive } from '../src/modules/payments/archive.ts';
 import { type ParsedStatement, parseStatement, StatementError } from '../src/modules/payments/index.ts';
 import { D, type DecimalValue } from '../src/shared/decimal.ts';
-
-type ManifestEntry = {
-  file: string;
-  origin: string;
-  bank: string;
-  format: 'mt940' | 'mt942' | 'camt.053' | 'camt.052' | 'camt.054' | 'zip' | 'other';
-  layouts: string[];
-  expect: 'import' | 'refuse';
-  statements: number;
-  entries: number;
-  credits: string;
-  debits: string;
-  why: string;
-};
+import { type ManifestEntry, REAL_FILES, readManifest } from '../test/payments/real-manifest.ts';
 
 type Outcome = { file: string; match: boolean; crash: boolean; doubt: boolean; line: string };
 
@@ -37,9 +23,8 @@ const JS_ERROR_TEXT = /Cannot read propert|is not a function|is not iterable|is 
 /** The manifest's why asks for a refusal because the balances do not add up. */
 const BALANCE_WHY = /balances do not add up|balance message|balance-mismatch/;
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = resolve(process.argv[2] ?? join(repoRoot, 'test/payments/fixtures/real'));
-const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ManifestEntry[];
+const dir = resolve(process.argv[2] ?? REAL_FILES);
+const manifest = readManifest(dir);
 
 function money(value: DecimalValue): string {
   return value.toFixed(2);

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildStornoDocument } from '../../src/modules/invoicing/build-document.ts';
 import type { InvoiceDocument } from '../../src/modules/invoicing/document.ts';
-import { formatInvoiceNumber, invoiceRangeKey } from '../../src/modules/invoicing/numbering.ts';
+import { invoiceRangeKey } from '../../src/modules/invoicing/numbering.ts';
 import { centsToDecimal, invoiceTotals, lineNetCents } from '../../src/modules/invoicing/totals.ts';
 import { decideVat, type VerdictInput } from '../../src/modules/invoicing/vat-verdict.ts';
+import { formatNumberPattern } from '../../src/shared/number-pattern.ts';
 
 describe('line arithmetic (design §4)', () => {
   const cases: [string, string, number][] = [
@@ -106,8 +107,8 @@ describe('VAT verdict (design §4)', () => {
 
 describe('invoice numbers', () => {
   test('the default pattern counts per calendar year with five digits', () => {
-    assert.equal(formatInvoiceNumber('RE-{yyyy}-{seq:5}', '2026-11-21', 42), 'RE-2026-00042');
-    assert.equal(formatInvoiceNumber('{yy}{mm}-{seq}', '2027-01-03', 7), '2701-7');
+    assert.equal(formatNumberPattern('RE-{yyyy}-{seq:5}', '2026-11-21', 42), 'RE-2026-00042');
+    assert.equal(formatNumberPattern('{yy}{mm}-{seq}', '2027-01-03', 7), '2701-7');
     assert.equal(invoiceRangeKey('2026-12-31'), 'invoice:2026');
     assert.notEqual(invoiceRangeKey('2027-01-01'), invoiceRangeKey('2026-12-31'));
   });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { BankImportError, type BankImportResult, importBankFile, StatementError } from '../../src/modules/payments/index.ts';
 import { D, type DecimalValue } from '../../src/shared/decimal.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
+import { REAL_FILES, readManifest } from './real-manifest.ts';
 
 // Issue 12, point 6: the import over every real bank file of fixtures/real/ (README.md
 // names each one's origin and licence; manifest.json says what a person reading the file
@@ -12,25 +13,7 @@ import { type TestApp, testApp } from '../helpers/app.ts';
 // entry and balances that add up, and is recognised entry by entry when it comes again in
 // other bytes — or it is refused with a message a person can act on, writing nothing.
 
-const REAL = path.join(import.meta.dirname, 'fixtures', 'real');
-
-type Expected = {
-  file: string;
-  bank: string;
-  format: string;
-  expect: 'import' | 'refuse';
-  statements: number;
-  entries: number;
-  credits: string;
-  debits: string;
-  why: string;
-  /** For a refusal: words the message must contain. */
-  refusal?: string;
-  /** Entries whose first transaction must read so: [position, remittance text, end-to-end id, payer or payee]. */
-  texts?: [number, string, string | null, string | null][];
-};
-
-const manifest = JSON.parse(readFileSync(path.join(REAL, 'manifest.json'), 'utf8')) as Expected[];
+const manifest = readManifest();
 
 /** What no message may show: a JavaScript error, an SQL text, a stack. */
 const RAW = /Cannot read|undefined|is not a function|\bnull\b|TypeError|RangeError|SyntaxError|\bselect\b|\binsert\b|\bat [\w.]+ \(/i;
@@ -47,7 +30,7 @@ describe('real bank files', () => {
 
   for (const expected of manifest) {
     test(`${expected.file} (${expected.bank}): ${expected.expect}`, async () => {
-      const bytes = readFileSync(path.join(REAL, expected.file));
+      const bytes = readFileSync(path.join(REAL_FILES, expected.file));
       const company = await t.newCompany(expected.file.slice(0, 30));
       // One result per file, also for a ZIP archive (its files in the order imported).
       const runAll = async (content: Buffer) => {

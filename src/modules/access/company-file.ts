@@ -1,6 +1,7 @@
 import type { SmtpSettings } from '../../db/schema.ts';
 import { toValidationIssues, validatorCompiler } from '../../http/validation.ts';
 import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
+import { hasSeqPlaceholder } from '../../shared/number-pattern.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { isCountryCode, isPlausibleVatId, normalizeVatId } from '../../shared/tax-ids.ts';
 import { type DunningPolicy, dunningPolicySchema, parseDunningPolicy } from '../dunning/policy.ts';
@@ -148,10 +149,10 @@ export function parseCompanyFile(text: string, sealer: Sealer, { requireName }: 
     if (!isValidBic(columns.bic as string)) problems.push('bic: not a valid BIC (8 or 11 characters: bank, country, location, branch)');
   }
   if (typeof file.timezone === 'string' && !isTimeZone(file.timezone)) problems.push('timezone: not an IANA time zone such as Europe/Berlin');
-  if (typeof file.invoice_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.invoice_number_pattern)) {
+  if (typeof file.invoice_number_pattern === 'string' && !hasSeqPlaceholder(file.invoice_number_pattern)) {
     problems.push('invoice_number_pattern: needs a {seq} or {seq:N} placeholder, for example RE-{yyyy}-{seq:5}');
   }
-  if (typeof file.contract_number_pattern === 'string' && !/\{seq(:\d)?\}/.test(file.contract_number_pattern)) {
+  if (typeof file.contract_number_pattern === 'string' && !hasSeqPlaceholder(file.contract_number_pattern)) {
     problems.push('contract_number_pattern: needs a {seq} or {seq:N} placeholder, for example V-{seq:5}');
   }
   readBooksAndLaw(file, columns, problems);

@@ -4,9 +4,6 @@ import { type ContractRow, findContractCycles, findContractItemsWithProduct } fr
 
 // The Contract as the API shows it (interface §2): every field, items and cycles included.
 
-/** A cycle's total as money: two decimals. */
-const moneyText = (value: string) => (value.includes('.') ? value : `${value}.00`);
-
 export async function contractView(db: Database | Trx, row: ContractRow, customerExternalRef: string | null) {
   const [items, cycles] = await Promise.all([findContractItemsWithProduct(db, row.company_id, row.id), findContractCycles(db, row.company_id, row.id)]);
   return {
@@ -42,7 +39,8 @@ export async function contractView(db: Database | Trx, row: ContractRow, custome
       invoice_id: cycle.invoice_id,
       invoice_number: cycle.invoice_number ?? null,
       invoice_status: cycle.invoice_status ?? null,
-      total_net: cycle.total_net === null ? null : moneyText(cycle.total_net),
+      // numeric(23, 2): two decimals as stored.
+      total_net: cycle.total_net,
     })),
   };
 }

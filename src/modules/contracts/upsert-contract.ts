@@ -6,6 +6,7 @@ import { inTransaction, type Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, RetryTransaction, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import { findCustomerByRef } from '../customers/index.ts';
 import { checkPricing, type PricingModel } from '../products/index.ts';
 import type { TierInput } from '../products/pricing.ts';
@@ -237,7 +238,7 @@ export async function upsertContract(
       .values({
         company_id: companyId,
         id: contractId,
-        number: formatContractNumber(company.contract_number_pattern, today, seq),
+        number: formatNumberPattern(company.contract_number_pattern, today, seq),
         external_source: ref.source,
         external_ref: ref.externalRef,
         customer_id: customer.id,
@@ -258,13 +259,4 @@ export async function upsertContract(
     await saveContractItems(trx, companyId, contractId, items);
     return { created: true, contract: await contractView(trx, inserted, customer.external_ref) };
   });
-}
-
-/** {yyyy} {yy} {mm} of the day the contract is created, {seq} or {seq:N}. */
-export function formatContractNumber(pattern: string, day: string, seq: number): string {
-  return pattern
-    .replace(/\{yyyy\}/g, day.slice(0, 4))
-    .replace(/\{yy\}/g, day.slice(2, 4))
-    .replace(/\{mm\}/g, day.slice(5, 7))
-    .replace(/\{seq(?::(\d))?\}/g, (_m, width: string | undefined) => String(seq).padStart(Number(width ?? 1), '0'));
 }

@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import type { CustomerRow } from '../customers/customers.repository.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { InvoiceFiles } from './invoice-files.ts';
-import { formatInvoiceNumber, invoiceRangeKey } from './numbering.ts';
+import { invoiceRangeKey } from './numbering.ts';
 import { issuedDocument, issuingVerdict } from './plan-issue.ts';
 import { linesWithoutProducts } from './resolve-lines.ts';
 
@@ -112,7 +113,7 @@ export function createEarlyRenders(options: { maxCompanies?: number; maxCustomer
       let doc: InvoiceDocument | null = null;
       let rendering: Promise<InvoiceFiles> | null = null;
       if (predict) {
-        doc = issuedDocument({ company, customer, lines, body, issueDate }, verdict, formatInvoiceNumber(company.invoice_number_pattern, issueDate, seq));
+        doc = issuedDocument({ company, customer, lines, body, issueDate }, verdict, formatNumberPattern(company.invoice_number_pattern, issueDate, seq));
         rendering = render(doc);
         rendering.catch(() => {}); // a failed early render is simply not taken
       }

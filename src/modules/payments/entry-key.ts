@@ -23,8 +23,6 @@ import type { ParsedStatement, StatementInfo, UnkeyedEntry, UnkeyedStatement } f
 //
 // Keys of this scheme start with "e2:"; keys stored before it (issue 4) are `legacyEntryKeys`.
 
-export type { UnkeyedEntry } from './statement.ts';
-
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const canonicalAmount = (amount: string) => new D(amount).toFixed();

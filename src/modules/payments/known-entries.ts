@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Trx } from '../../db/transaction.ts';
 import { chunks } from '../../shared/arrays.ts';
 import { decimal } from './amounts.ts';
-import { legacyEntryKeys } from './entry-key.ts';
+import { legacyEntryKeys, uniqueReferenceOf } from './entry-key.ts';
 import type { ParsedEntry, ParsedStatement } from './statement.ts';
 
 // Which entries of a file are stored already (an earlier import of the same bookings, in
@@ -120,7 +120,7 @@ export async function splitKnownEntries(trx: Trx, companyId: string, parsed: Par
   );
   const candidates = parsed.entries.filter((e) => !stored.has(e.key));
   const legacy = await findLegacyEntries(trx, companyId, candidates);
-  const legacyKeys = legacyEntryKeys(parsed.entries, parsed.format.startsWith('camt') ? (e) => e.bankReference : () => null);
+  const legacyKeys = legacyEntryKeys(parsed.entries, uniqueReferenceOf(parsed.format));
   const byBooking = new Map<string, StoredEntry[]>();
   for (const row of legacy) {
     const list = byBooking.get(storedBooking(row)) ?? [];
