@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../db/connection.ts';
+import type { Liveness } from '../db/liveness.ts';
+import type { InvoicingDeps } from '../modules/invoicing/index.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { isCalendarDate } from '../shared/dates.ts';
@@ -20,6 +22,10 @@ export type CommandContext = {
   dataDir?: string;
   /** The server's mailer, when a running server carries out the command. */
   mailer?: Mailer;
+  /** Which processes live (mail attempts of `jobs run`). */
+  liveness?: Liveness;
+  /** The server's renderers, booking and mailboxes, when a running server carries out the command. */
+  invoicing?: Omit<InvoicingDeps, 'db' | 'clock'>;
 };
 
 /**

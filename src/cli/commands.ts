@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { localLiveness } from '../db/liveness.ts';
 import { migrate } from '../db/migrate.ts';
 import { runDueWork } from '../jobs/index.ts';
 import {
@@ -263,22 +264,36 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       if (asOf !== undefined) dateFlag(asOf, 'as-of');
       // --as-of runs the day's work as if it were noon UTC of that day.
       const clock = asOf ? fixedClock(`${asOf}T12:00:00Z`) : ctx.clock;
-      // Registers the overdue/dunning daily tasks and the notice job; loaded here, not at
-      // start, so that other commands do not load the PDF renderers.
+      // Registers the contract billing, overdue/dunning daily tasks and their jobs; loaded
+      // here, not at start, so that other commands do not load the PDF renderers.
+      await import('../modules/contracts/index.ts');
       await import('../modules/dunning/index.ts');
       const ownMailer = !ctx.mailer && ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const mailer = ctx.mailer ?? ownMailer;
+      // The renderers, booking and mailboxes the billing run needs: the server's, or this process's own.
+      const { invoicingOutside } = await import('../modules/invoicing/outside.ts');
+      const ownInvoicing = !ctx.invoicing && ctx.dataDir && mailer ? invoicingOutside({ dataDir: ctx.dataDir, sealer: ctx.sealer, mailer }) : undefined;
+      const invoicing = ctx.invoicing ?? (ownInvoicing ? { ...ownInvoicing, liveness: ctx.liveness ?? localLiveness() } : undefined);
       // What the run logs (a stale Basiszinssatz, a task or job that failed) is shown, not
       // dropped: on stderr as it happens to be read, and in the summary as `warnings`.
       const warnings: string[] = [];
       const summary = await runDueWork(
-        { db: ctx.db, clock, webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }), ...(mailer ? { mailer } : {}) },
+        {
+          db: ctx.db,
+          clock,
+          webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }),
+          ...(mailer ? { mailer } : {}),
+          services: invoicing ? { invoicing } : {},
+        },
         {
           ...(asOf ? { asOf } : {}),
           ...(typeof values.company === 'string' ? { companyId: values.company } : {}),
           log: (message) => warnings.push(message),
         },
-      ).finally(() => ownMailer?.close());
+      ).finally(async () => {
+        await ownInvoicing?.close();
+        ownMailer?.close();
+      });
       for (const warning of warnings) io.err(`kontor: ${warning}`);
       const result = { ...summary, warnings };
       print(io, Boolean(values.json), result, JSON.stringify(result, null, 2));

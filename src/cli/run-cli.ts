@@ -63,7 +63,14 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
     const handle = await openConfiguredDatabase(config, { migrate: true });
     try {
       const clock = createClock(config.now);
-      return await runCommand(argv, io, { db: handle.db, clock, sealer: createSealer(instanceSecret(config)), cwd: process.cwd(), dataDir: config.dataDir });
+      return await runCommand(argv, io, {
+        db: handle.db,
+        clock,
+        sealer: createSealer(instanceSecret(config)),
+        cwd: process.cwd(),
+        dataDir: config.dataDir,
+        liveness: handle.liveness,
+      });
     } finally {
       await handle.close();
     }

@@ -4,6 +4,7 @@ import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
+import '../modules/contracts/index.ts'; // registers the contract billing run (daily task and jobs)
 import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
 import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
 import { loadRenderers } from '../modules/invoicing/render/render-pool.ts';
@@ -60,11 +61,21 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
             onKeyRevoked: () => authenticator.forget(),
             dataDir: config.dataDir,
             mailer,
+            liveness: handle.liveness,
+            invoicing: { ...invoicing, liveness: handle.liveness },
           });
           return { stdout: out.stdout, stderr: out.stderr, code };
         })
       : undefined;
-  const worker = config.worker ? startWorker({ db: handle.db, clock, webhooks: webhookDelivery({ db: handle.db, sealer }), mailer }) : undefined;
+  const worker = config.worker
+    ? startWorker({
+        db: handle.db,
+        clock,
+        webhooks: webhookDelivery({ db: handle.db, sealer }),
+        mailer,
+        services: { invoicing: { ...invoicing, liveness: handle.liveness } },
+      })
+    : undefined;
 
   const noCompanyYet = (await handle.db.selectFrom('companies').select('id').limit(1).execute()).length === 0;
   // The signals are heard before the first line is printed: whoever reads "listens on"

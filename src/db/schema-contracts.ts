@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 import type { Tier, Timestamp } from './schema.ts';
 
-// Row types of the contract tables (migrations/0013_contracts.sql). Dates 'YYYY-MM-DD',
+// Row types of the contract tables (migrations/0013_contracts.sql, 0014_contract_billing.sql). Dates 'YYYY-MM-DD',
 // numerics exact decimal strings.
 
 export type ContractStatus = 'draft' | 'active' | 'paused' | 'cancelled' | 'ended';
@@ -9,6 +9,8 @@ export type ContractInterval = 'month' | 'quarter' | 'year';
 export type InvoiceMode = 'draft' | 'issue' | 'issue_send';
 export type BillingTiming = 'advance' | 'arrears';
 export type CycleStatus = 'billed' | 'skipped' | 'paused' | 'failed';
+/** A pause of a contract: days from `from` to `until` (null: still paused) are not billed. */
+export type ContractPause = { from: string; until: string | null };
 
 export interface ContractsTable {
   company_id: string;
@@ -29,6 +31,8 @@ export interface ContractsTable {
   usage_open_from: string | null;
   billed_until: string | null;
   activated_at: Timestamp | null;
+  pauses: ColumnType<ContractPause[], string | undefined, string>;
+  last_billing_date: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -51,11 +55,13 @@ export interface ContractItemsTable {
   tiers: ColumnType<Tier[] | null, string | null, string | null>;
   starts_on: string;
   ends_after: string | null;
+  billed_until: string | null;
 }
 
 export interface ContractCyclesTable {
   company_id: string;
   contract_id: string;
+  billing_date: string;
   start_date: string;
   end_date: string;
   status: CycleStatus;

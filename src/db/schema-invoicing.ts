@@ -55,6 +55,8 @@ export interface InvoiceLinesTable {
   net_cents: number;
   product_id: string | null;
   tax_exemption_reason: string | null;
+  service_period_start: ColumnType<string | null, string | null | undefined, string | null>;
+  service_period_end: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface InvoiceFilesTable {

@@ -75,6 +75,7 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     ...PRICING_ERRORS,
   ],
   retrieveContract: ['contract_not_found'],
+  reportUsage: ['conflict_retry', 'contract_not_found', 'contract.item_not_found', 'contract.not_active', 'contract.usage_period_closed'],
   createInvoice: [
     'idempotency_key_invalid',
     'idempotency_key_missing',
@@ -136,6 +137,11 @@ const EXTRA_FIELDS: Partial<Record<ErrorCode, Record<string, object>>> = {
     },
   },
   product_not_found: { product_ref: { type: 'string' }, product_number: { type: 'string' } },
+  'contract.item_not_found': { item_refs: { ...strings, description: 'The item references the contract lacks, sorted' } },
+  'contract.usage_period_closed': {
+    open_from: { type: 'string', format: 'date', description: "The contract's usage_open_from: usage before this day is billed" },
+    refs: { ...strings, description: 'The external_refs of the refused records, in batch order' },
+  },
 };
 
 function refusalResponse(codes: ErrorCode[]) {

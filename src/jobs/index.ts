@@ -13,6 +13,7 @@ export {
   type JobLog,
   type JobRegistry,
   type JobRow,
+  type JobServices,
   jobRegistry,
   PermanentJobError,
 } from './registry.ts';

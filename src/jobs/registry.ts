@@ -27,7 +27,17 @@ export type JobContext<P> = {
   log: JobLog;
   /** The company mailboxes, when the process that runs the job has them (JobDeps.mailer). */
   mailer?: Mailer;
+  /** What else the process hands its handlers (JobDeps.services); each field may be absent. */
+  services: JobServices;
 };
+
+/**
+ * Services a process may hand to job handlers beyond the database and the mailboxes (the
+ * invoice renderers, say). Empty here: a module that needs one declares its field, optional,
+ * by interface merging (`declare module '…/jobs/registry.ts'`), so jobs imports no module.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by interface merging in the modules
+export interface JobServices {}
 
 export type JobDefinition<P> = {
   name: string;

@@ -4,7 +4,7 @@ import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
 import { backoffDelayMs } from './backoff.ts';
 import { leaseUntil } from './claim.ts';
-import { type JobLog, type JobRegistry, type JobRow, jobRegistry, PermanentJobError } from './registry.ts';
+import { type JobLog, type JobRegistry, type JobRow, type JobServices, jobRegistry, PermanentJobError } from './registry.ts';
 
 // Runs one claimed job and records its outcome. Every write back is fenced on the claim
 // (same worker, same attempt, still running): if the lease ran out and another worker
@@ -21,6 +21,8 @@ export type RunJobDeps = {
   leaseMs?: number;
   /** Passed on to the handler (JobContext.mailer). */
   mailer?: Mailer;
+  /** Passed on to the handler (JobContext.services). */
+  services?: JobServices;
 };
 
 const MAX_ERROR_LENGTH = 2000;
@@ -93,7 +95,14 @@ export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome>
   let failure: unknown;
   let succeeded = false;
   try {
-    await kind.handler({ db, clock, job, log: (message) => log(`${label}: ${message}`), ...(deps.mailer ? { mailer: deps.mailer } : {}) });
+    await kind.handler({
+      db,
+      clock,
+      job,
+      log: (message) => log(`${label}: ${message}`),
+      ...(deps.mailer ? { mailer: deps.mailer } : {}),
+      services: deps.services ?? {},
+    });
     succeeded = true;
   } catch (error) {
     failure = error;

@@ -6,7 +6,7 @@ import type { WebhookDelivery } from '../modules/webhooks/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
 import { claimJobs } from './claim.ts';
-import type { JobLog, JobRegistry } from './registry.ts';
+import type { JobLog, JobRegistry, JobServices } from './registry.ts';
 import { type JobOutcome, runJob } from './run-job.ts';
 import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 
@@ -16,7 +16,16 @@ import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 
 // `webhooks`: webhook delivery, its own loop beside the jobs; `jobs run` drains it after them.
 // `mailer`: the company mailboxes, handed to job handlers that mail (dunning notices).
-export type JobDeps = { db: Database; clock: Clock; jobs?: JobRegistry; tasks?: DailyTaskRegistry; webhooks?: WebhookDelivery; mailer?: Mailer };
+// `services`: what else handlers may use (the invoice renderers for contract billing).
+export type JobDeps = {
+  db: Database;
+  clock: Clock;
+  jobs?: JobRegistry;
+  tasks?: DailyTaskRegistry;
+  webhooks?: WebhookDelivery;
+  mailer?: Mailer;
+  services?: JobServices;
+};
 export type JobTally = { done: number; failed: number; retried: number; lost: number };
 
 export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
@@ -57,7 +66,15 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
     const results = await Promise.allSettled(
       batch.map((job) =>
         runJob(
-          { db: deps.db, clock: deps.clock, leaseMs, log, ...(deps.jobs ? { registry: deps.jobs } : {}), ...(deps.mailer ? { mailer: deps.mailer } : {}) },
+          {
+            db: deps.db,
+            clock: deps.clock,
+            leaseMs,
+            log,
+            ...(deps.jobs ? { registry: deps.jobs } : {}),
+            ...(deps.mailer ? { mailer: deps.mailer } : {}),
+            ...(deps.services ? { services: deps.services } : {}),
+          },
           job,
         ),
       ),
@@ -136,7 +153,15 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
 
   const start = (job: Awaited<ReturnType<typeof claimJobs>>[number]) => {
     const run: Promise<void> = runJob(
-      { db: deps.db, clock: deps.clock, log, leaseMs, ...(deps.jobs ? { registry: deps.jobs } : {}), ...(deps.mailer ? { mailer: deps.mailer } : {}) },
+      {
+        db: deps.db,
+        clock: deps.clock,
+        log,
+        leaseMs,
+        ...(deps.jobs ? { registry: deps.jobs } : {}),
+        ...(deps.mailer ? { mailer: deps.mailer } : {}),
+        ...(deps.services ? { services: deps.services } : {}),
+      },
       job,
     )
       .then(

@@ -45,10 +45,12 @@ export const ERROR_CATALOGUE = {
   'contract.end_before_billed': [422, 'The end date lies inside a period billed in advance; end on billed_until or later.'],
   'contract.ended': [409, 'The contract has ended and cannot change.'],
   'contract.interval_mismatch': [422, 'A product recurs in another interval than the contract, or is one-off.'],
+  'contract.item_not_found': [404, 'Usage names an item reference the contract lacks.'],
   'contract.item_product_changed': [409, 'An item reference keeps its product; use a new item reference.'],
   'contract.not_active': [409, 'The contract is a draft or has ended.'],
   'contract.not_draft': [409, 'A running contract cannot go back to draft.'],
   'contract.terms_frozen': [409, 'Interval and start are fixed once the contract runs.'],
+  'contract.usage_period_closed': [422, 'Usage before open_from belongs to a billed period.'],
   'commission.agreement_not_found': [404, 'No agreement with this reference.'],
   // (kontor) transport-level refusals
   route_not_found: [404, 'No such route.'],

@@ -28,6 +28,8 @@ export type TestApp = {
   request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   /** The data folder of this test (mail outbox). */
   dataDir: string;
+  /** The renderers, booking and mailboxes the app uses (for jobs that need them: JobDeps.services). */
+  invoicing: InvoicingOutside & Pick<InvoicingDeps, 'liveness'>;
   close(): Promise<void>;
 };
 
@@ -92,6 +94,7 @@ export async function testApp(
       });
     },
     dataDir,
+    invoicing: invoicing as InvoicingOutside & Pick<InvoicingDeps, 'liveness'>,
     async close() {
       await app.close();
       await outside.close();

@@ -46,7 +46,7 @@ export function findContractCycles(db: Database | Trx, companyId: string, contra
     .select(['inv.number as invoice_number', 'inv.status as invoice_status'])
     .where('c.company_id', '=', companyId)
     .where('c.contract_id', '=', contractId)
-    .orderBy('c.start_date', 'desc')
+    .orderBy('c.billing_date', 'desc')
     .execute();
 }
 

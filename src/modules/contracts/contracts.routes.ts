@@ -3,7 +3,8 @@ import type { RouteDeps } from '../../http/route-deps.ts';
 import { AppError } from '../../shared/errors.ts';
 import { contractView } from './contract-view.ts';
 import { findContractByRef } from './contracts.repository.ts';
-import { retrieveContractSchema, upsertContractSchema } from './contracts.schemas.ts';
+import { reportUsageSchema, retrieveContractSchema, upsertContractSchema } from './contracts.schemas.ts';
+import { reportUsage, type UsageRecordInput } from './report-usage.ts';
 import { type ContractInput, upsertContract } from './upsert-contract.ts';
 
 type ByRef = { source: string; external_ref: string };
@@ -33,6 +34,16 @@ export function registerContractRoutes(app: FastifyInstance, deps: RouteDeps) {
         .where('id', '=', row.customer_id)
         .executeTakeFirst();
       return contractView(deps.db, row, customer?.external_ref ?? null);
+    },
+  );
+
+  app.post<{ Params: ByRef; Body: { records: UsageRecordInput[] } }>(
+    '/contracts/by-ref/:source/:external_ref/usage',
+    { schema: reportUsageSchema, config: { scope: 'partner:invoices:write' } },
+    async (request, reply) => {
+      const { source, external_ref } = request.params;
+      const result = await reportUsage(deps.db, deps.clock, request.auth.companyId, { source, externalRef: external_ref }, request.body.records);
+      return reply.code(result.recorded > 0 ? 201 : 200).send(result);
     },
   );
 }

@@ -164,3 +164,61 @@ export const retrieveContractSchema = {
   querystring: noQuery,
   response: { 200: contractResponse, ...errorResponses },
 } as const;
+
+const usageRecord = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['external_ref', 'item_ref', 'quantity', 'occurred_at'],
+  properties: {
+    external_ref: {
+      type: 'string',
+      pattern: EXTERNAL_REF_PATTERN,
+      description: "The caller's id of the record, stored once per contract: a repeat counts as a duplicate and changes nothing",
+    },
+    item_ref: { type: 'string', pattern: EXTERNAL_REF_PATTERN, description: 'The ref of the contract item the usage counts for' },
+    quantity: {
+      type: ['number', 'string'],
+      'x-decimal': 'nonnegative',
+      description: 'Units used: a JSON number or a decimal string, not negative, up to 12 digits before and 6 after the decimal point',
+    },
+    occurred_at: {
+      type: 'string',
+      format: 'date-time',
+      description: "When the usage happened, with its offset; its calendar day in the company's time zone decides the billing cycle",
+    },
+  },
+} as const;
+
+export const usageBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['records'],
+  properties: { records: { type: 'array', minItems: 1, maxItems: 1000, items: usageRecord, description: '1 to 1000 usage records' } },
+} as const;
+
+const usageResponse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['recorded', 'duplicates'],
+  properties: {
+    recorded: { type: 'integer', description: 'Records stored by this request' },
+    duplicates: { type: 'integer', description: 'Records whose external_ref was stored before or stands earlier in the batch; nothing changed for them' },
+  },
+} as const;
+
+export const reportUsageSchema = {
+  operationId: 'reportUsage',
+  tags: ['Contracts'],
+  summary: "Report usage for a contract's items",
+  description:
+    'Stores up to 1000 usage records at once, all or nothing: 201 when at least one record was stored, 200 when every record was a duplicate. ' +
+    'The contract must be active or cancelled (it runs until its end_date), else 409 contract.not_active. ' +
+    'A duplicate is not checked further, so a batch repeated after its period was billed answers 200 with duplicates. ' +
+    'Refusals of the other records: an item reference the contract lacks gives 404 contract.item_not_found with item_refs; ' +
+    "a record whose day (in the company's time zone) lies before usage_open_from belongs to a billed period: 422 contract.usage_period_closed with open_from and refs; " +
+    "a record after the contract's end_date or its item's ends_after gives 422 validation_failed at its occurred_at.",
+  params: byRefParams,
+  querystring: noQuery,
+  body: usageBody,
+  response: { 200: usageResponse, 201: usageResponse, ...errorResponses },
+} as const;

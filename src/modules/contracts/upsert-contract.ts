@@ -1,9 +1,10 @@
 import type { Database } from '../../db/connection.ts';
 import { drawNumberInTransaction, type NumberRange } from '../../db/number-ranges.ts';
 import type { Tier } from '../../db/schema.ts';
-import type { BillingTiming, ContractInterval, ContractStatus, InvoiceMode } from '../../db/schema-contracts.ts';
+import type { BillingTiming, ContractInterval, ContractPause, ContractStatus, InvoiceMode } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { addDays } from '../../shared/dates.ts';
 import { AppError, RetryTransaction, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
@@ -11,6 +12,7 @@ import { findCustomerByRef } from '../customers/index.ts';
 import { checkPricing, type PricingModel } from '../products/index.ts';
 import type { TierInput } from '../products/pricing.ts';
 import { findProductByRefOrNumber, type ProductRow } from '../products/products.repository.ts';
+import { nextBillingDate } from './billing-plan.ts';
 import { type ContractView, contractView } from './contract-view.ts';
 import { type ContractItemRow, type ContractRow, findContractByRef, findContractItems, saveContractItems } from './contracts.repository.ts';
 
@@ -130,6 +132,7 @@ function itemRow(
     tiers: terms.tiers ? ([...terms.tiers] as Tier[]) : null,
     starts_on: kept?.starts_on ?? startsOn,
     ends_after: input.ends_after ?? null,
+    billed_until: kept?.billed_until ?? null,
   };
 }
 
@@ -158,8 +161,30 @@ function checkRunningContract(existing: ContractRow, fields: ContractFields) {
   const anchor = (c: Pick<ContractRow, 'billing_starts_on' | 'start_date'>) => c.billing_starts_on ?? c.start_date;
   if (fields.billing_interval !== existing.billing_interval || fields.start_date !== existing.start_date || anchor(fields) !== anchor(existing))
     throw new AppError('contract.terms_frozen');
-  if (existing.billed_until && fields.end_date && fields.end_date < existing.billed_until)
-    throw new AppError('contract.end_before_billed', { args: { billed_until: existing.billed_until } });
+  const billed = billedThrough(existing);
+  if (billed && fields.end_date && fields.end_date < billed) throw new AppError('contract.end_before_billed', { args: { billed_until: billed } });
+}
+
+/** The last day billed: in advance (billed_until) or in arrears (the day before usage_open_from, once billed). */
+function billedThrough(contract: ContractRow): string | null {
+  const arrears = contract.last_billing_date && contract.usage_open_from ? addDays(contract.usage_open_from, -1) : null;
+  if (!arrears) return contract.billed_until;
+  return contract.billed_until && contract.billed_until > arrears ? contract.billed_until : arrears;
+}
+
+/**
+ * The pauses after a status change on `today`: pausing opens one, resuming (back to
+ * active) closes it on the day before (a pause begun and ended the same day is dropped).
+ * A paused contract that is cancelled stays paused until it ends.
+ */
+function pausesAfter(pauses: readonly ContractPause[], from: ContractStatus | undefined, to: ContractStatus, today: string): ContractPause[] {
+  const open = pauses.at(-1)?.until === null ? pauses.at(-1) : undefined;
+  if (to === 'paused' && from !== 'paused' && !open) return [...pauses, { from: today, until: null }];
+  if (to === 'active' && open) {
+    const until = addDays(today, -1);
+    return until < open.from ? pauses.slice(0, -1) : [...pauses.slice(0, -1), { from: open.from, until }];
+  }
+  return [...pauses];
 }
 
 /** The items of a running contract: none leaves, none changes its agreed price. */
@@ -215,8 +240,12 @@ export async function upsertContract(
 
     const now = clock.now();
     const activating = isRunning(fields.status) && !existing?.activated_at;
-    const anchor = fields.billing_starts_on ?? fields.start_date;
-    const schedule = activating ? { next_billing_date: anchor, usage_open_from: fields.start_date, activated_at: now } : {};
+    // The next billing date follows the schedule from the last one billed, up to the day after the end.
+    const schedule = {
+      next_billing_date: isRunning(fields.status) ? nextBillingDate(fields, existing?.last_billing_date ?? null) : null,
+      pauses: JSON.stringify(pausesAfter(existing?.pauses ?? [], existing?.status, fields.status, today)),
+      ...(activating ? { usage_open_from: fields.start_date, activated_at: now } : {}),
+    };
     if (existing) {
       const unchanged =
         (Object.keys(fields) as (keyof ContractFields)[]).every((key) => existing[key] === fields[key]) && sameItems([...keptItems.values()], items);
@@ -243,10 +272,10 @@ export async function upsertContract(
         external_ref: ref.externalRef,
         customer_id: customer.id,
         ...fields,
-        next_billing_date: null,
         usage_open_from: null,
         billed_until: null,
         activated_at: null,
+        last_billing_date: null,
         ...schedule,
         created_at: now,
         updated_at: now,

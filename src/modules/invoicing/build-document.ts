@@ -29,6 +29,8 @@ export type IssuedLine = {
   netCents: number;
   taxExemptionReason: string | null;
   productNumber: string | null;
+  /** The line's own service period (contract billing); null or absent: the invoice's. */
+  servicePeriod?: { start: string; end: string } | null;
 };
 
 export const VAT_NOTES: Record<Exclude<VatVerdict, 'domestic'>, string> = {
@@ -106,6 +108,7 @@ export function buildInvoiceDocument(input: {
     netAmount: centsToDecimal(line.netCents),
     taxExemptionReason: line.taxExemptionReason,
     productNumber: line.productNumber,
+    ...(line.servicePeriod ? { servicePeriod: { ...line.servicePeriod } } : {}),
   }));
   return {
     type: 'invoice',

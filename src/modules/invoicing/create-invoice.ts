@@ -1,25 +1,20 @@
 import { inTransaction } from '../../db/transaction.ts';
-import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { findCustomerByRef } from '../customers/index.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
-import type { InvoiceDocument } from './document.ts';
-import { drawInvoiceNumber } from './draw-invoice-number.ts';
 import type { EarlyRender } from './early-render.ts';
 import { claimKey, finalizeAnswer, KeyClaimedElsewhere, requestHash, type StoredAnswer, storeAnswer, storedAnswer } from './idempotency.ts';
-import { insertInvoice } from './insert-invoice.ts';
-import { nextChangeSeq } from './invoice-changes.ts';
 import { type InvoiceFiles, storeFiles } from './invoice-files.ts';
-import { invoiceCreatedView, invoiceView } from './invoice-view.ts';
-import { findInvoiceViewRow, type InvoiceViewRow } from './invoices.repository.ts';
+import { invoiceCreatedView } from './invoice-view.ts';
+import { findInvoiceViewRow } from './invoices.repository.ts';
 import { type InvoicingDeps, renderedOrRefuse } from './invoicing-deps.ts';
 import { INTERRUPTED, insertAttempt, lastSendError, type MailAttempt, settleAfterCrash } from './mail-attempts.ts';
 import { invoiceRangeKey } from './numbering.ts';
-import { assertPeriodOpen } from './period-lock.ts';
-import { issuedDocument, issuingVerdict, paymentTermsDays } from './plan-issue.ts';
+import { paymentTermsDays } from './plan-issue.ts';
 import { resolveLines } from './resolve-lines.ts';
 import { mailRecordedAttempt } from './send-invoice.ts';
+import { writeInvoice } from './write-invoice.ts';
 
 export type { CreateInvoiceBody, CreateInvoiceLine } from './create-invoice-input.ts';
 
@@ -95,53 +90,26 @@ async function createOnce(
     const lines = await resolveLines(trx, companyId, body);
     const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
     const invoiceId = newId('inv');
-    let doc: InvoiceDocument | null = null;
-    let lockedUntil: string | null = null;
     let rendering: Promise<InvoiceFiles> | null = null;
-    if (issue) {
-      const issueDate = deps.clock.today(company.timezone);
-      const { verdict, messages } = issuingVerdict({ company, customer, lines });
-      if (messages.length > 0) throw new AppError('invoice_not_issuable', { messages, message: messages.join(' ') });
-      lockedUntil = await assertPeriodOpen(trx, companyId, issueDate);
-      const { number, seq } = await drawInvoiceNumber(trx, company, issueDate);
-      deps.earlyRenders?.remember(company, customer, invoiceRangeKey(issueDate), seq, early);
-      doc = issuedDocument({ company, customer, lines, body, issueDate }, verdict, number);
-      // Rendering (on a render thread when there is one) runs while this transaction
-      // writes the invoice, its booking, event and answer; the files are stored when it is
-      // done. An early rendering of exactly this document is taken as it is.
-      rendering = deps.earlyRenders?.take(early, doc) ?? deps.render(doc);
-      rendering.catch(() => {}); // awaited below; a write failing first must not leave it unhandled
-    }
-    const inserted = await insertInvoice(trx, {
-      companyId,
-      invoiceId,
-      customerId: customer.id,
-      body,
-      lines,
-      paymentTermsDays: paymentTermsDays(company, body),
-      doc,
-      changeSeq: await nextChangeSeq(trx, companyId),
-      now: deps.clock.now(),
-    });
-    if (doc) await deps.book(trx, company, doc, invoiceId, { newDocument: true, lockedUntil });
-    // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).
-    const row: InvoiceViewRow = {
-      ...inserted,
-      customer_external_ref: customer.external_ref,
-      cancels_id: null,
-      cancels_number: null,
-      cancels_external_ref: null,
-      cancelled_by_id: null,
-      cancelled_by_number: null,
-      cancelled_by_external_ref: null,
-    };
-    if (doc) await recordEvent(trx, { companyId, type: 'invoice.issued', subjectId: invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
+    const { row, doc } = await writeInvoice(
+      trx,
+      deps,
+      { company, customer, invoiceId, lines, body, externalSource: body.customer.source, paymentTermsDays: paymentTermsDays(company, body), issue },
+      (issued, seq) => {
+        deps.earlyRenders?.remember(company, customer, invoiceRangeKey(issued.issueDate), seq, early);
+        // Rendering (on a render thread when there is one) runs while this transaction
+        // writes the invoice, its booking, event and answer; the files are stored when it is
+        // done. An early rendering of exactly this document is taken as it is.
+        rendering = deps.earlyRenders?.take(early, issued) ?? deps.render(issued);
+        rendering.catch(() => {}); // awaited below; a write failing first must not leave it unhandled
+      },
+    );
     // The mail's attempt commits with the invoice, before the mail leaves (mail-attempts.ts).
     const attempt: MailAttempt | null = send && doc ? await insertAttempt(trx, deps, company, invoiceId, doc.number) : null;
     // While the mail is under way the answer stays open, held by this process (`owner`).
     const answer = JSON.stringify(invoiceCreatedView(row, send ? INTERRUPTED : null));
     await storeAnswer(trx, companyId, key, { status: 201, body: answer, invoiceId, final: !send, ...(owner ? { owner } : {}) });
-    const files = rendering && doc ? await renderedOrRefuse(rendering, doc) : null;
+    const files = rendering && doc ? await renderedOrRefuse(rendering as Promise<InvoiceFiles>, doc) : null;
     if (files) await storeFiles(trx, companyId, invoiceId, files);
     return { invoiceId, company, doc, files, answer, attempt };
   });

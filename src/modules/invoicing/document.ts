@@ -70,6 +70,8 @@ export type DocumentLine = {
   netAmount: string;
   taxExemptionReason: string | null;
   productNumber: string | null;
+  /** BG-26: the line's own service period (a contract's cycle); absent: the invoice's. Added with issue 13. */
+  servicePeriod?: { start: string; end: string } | null;
 };
 
 export type VatBreakdownEntry = {

@@ -11,10 +11,13 @@ export async function insertInvoice(
     companyId: string;
     invoiceId: string;
     customerId: string;
-    body: CreateInvoiceBody;
+    /** The reference's source (the customer's for the API; none for a contract's invoice). */
+    externalSource: string | null;
+    body: { external_ref: string | null; service_period: CreateInvoiceBody['service_period'] };
     lines: ResolvedLine[];
     paymentTermsDays: number;
     doc: InvoiceDocument | null;
+    contract: { id: string; externalRef: string } | null;
     changeSeq: number;
     now: Date;
   },
@@ -30,10 +33,11 @@ export async function insertInvoice(
       number: doc?.number ?? null,
       status: doc ? 'issued' : 'draft',
       type: 'invoice',
-      external_source: input.body.customer.source,
+      external_source: input.externalSource,
       external_ref: input.body.external_ref,
       customer_id: input.customerId,
-      contract_external_ref: null,
+      contract_id: input.contract?.id ?? null,
+      contract_external_ref: input.contract?.externalRef ?? null,
       issue_date: doc?.issueDate ?? null,
       due_date: doc?.dueDate ?? null,
       service_period_start: input.body.service_period.start,
@@ -93,6 +97,8 @@ export async function insertInvoice(
         net_cents: line.netCents,
         product_id: line.productId,
         tax_exemption_reason: line.taxExemptionReason,
+        service_period_start: line.servicePeriod?.start ?? null,
+        service_period_end: line.servicePeriod?.end ?? null,
       })),
     )
     .execute();

@@ -7,20 +7,19 @@ import type { Trx } from '../../db/transaction.ts';
 
 export type InvoiceFiles = { pdf: Buffer; xml: Buffer | null };
 
-export async function storeFiles(trx: Trx, companyId: string, invoiceId: string, files: InvoiceFiles) {
+/** Stores an invoice's files; `ifMissing`: a kind stored already is kept (a rendering done twice). */
+export async function storeFiles(trx: Trx, companyId: string, invoiceId: string, files: InvoiceFiles, options: { ifMissing?: boolean } = {}) {
   const rows = [{ kind: 'pdf' as const, content: files.pdf }, ...(files.xml ? [{ kind: 'xml' as const, content: files.xml }] : [])];
-  await trx
-    .insertInto('invoice_files')
-    .values(
-      rows.map((r) => ({
-        company_id: companyId,
-        invoice_id: invoiceId,
-        kind: r.kind,
-        content: r.content,
-        sha256: createHash('sha256').update(r.content).digest('hex'),
-      })),
-    )
-    .execute();
+  const insert = trx.insertInto('invoice_files').values(
+    rows.map((r) => ({
+      company_id: companyId,
+      invoice_id: invoiceId,
+      kind: r.kind,
+      content: r.content,
+      sha256: createHash('sha256').update(r.content).digest('hex'),
+    })),
+  );
+  await (options.ifMissing ? insert.onConflict((oc) => oc.columns(['company_id', 'invoice_id', 'kind']).doNothing()) : insert).execute();
 }
 
 /** The stored documents of an invoice, by kind. */

@@ -4,6 +4,7 @@ import { amountLimitIssues } from './amount-limits.ts';
 import { cancelInvoice } from './cancel-invoice.ts';
 import { type CreateInvoiceBody, createInvoice } from './create-invoice.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
+import { renderStoredDocuments } from './invoice-documents.ts';
 import { readFiles } from './invoice-files.ts';
 import { invoiceView } from './invoice-view.ts';
 import { findInvoiceViewRow, findInvoiceViewRowByRef } from './invoices.repository.ts';
@@ -81,7 +82,10 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
         .executeTakeFirst();
       if (!invoice) throw new AppError('invoice_not_found');
       if (invoice.status === 'draft') throw new AppError('invoice_not_issued');
-      const content = (await readFiles(deps.db, request.auth.companyId, request.params.id, [kind]))[kind];
+      // An invoice the billing run issued may not have its files yet: they are rendered now.
+      const content =
+        (await readFiles(deps.db, request.auth.companyId, request.params.id, [kind]))[kind] ??
+        (await renderStoredDocuments(deps, request.auth.companyId, request.params.id))?.[kind];
       if (!content) throw new AppError('invoice_pdf_missing', {}, kind === 'xml' ? 'This invoice has no e-invoice XML (private customer).' : undefined);
       return reply.type(type).header('content-disposition', `inline; filename="${invoice.number}.${kind}"`).send(content);
     });

@@ -148,6 +148,8 @@ export const listInvoicesSchema = {
       type: { type: 'string', enum: ['invoice', 'storno'] },
       customer_source: { type: 'string', pattern: SOURCE_PATTERN },
       customer_ref: ref,
+      contract_source: { type: 'string', pattern: SOURCE_PATTERN, description: 'With contract_ref: the invoices a contract billed' },
+      contract_ref: ref,
       limit: { type: 'integer', minimum: 1, maximum: 200 },
       cursor: { type: 'string', maxLength: 64 },
     },

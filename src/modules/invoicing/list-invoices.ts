@@ -9,6 +9,8 @@ export type ListInvoicesQuery = {
   type?: 'invoice' | 'storno';
   customer_source?: string;
   customer_ref?: string;
+  contract_source?: string;
+  contract_ref?: string;
   limit?: number;
   cursor?: string;
 };
@@ -28,14 +30,12 @@ function decodeCursor(cursor: string): number {
 /** GET /invoices: the company's invoices in change order, with filters and cursor paging. */
 export async function listInvoices(db: Database, companyId: string, query: ListInvoicesQuery) {
   const limit = query.limit ?? 50;
-  if ((query.customer_source === undefined) !== (query.customer_ref === undefined)) {
-    throw validationFailed([
-      {
-        loc: ['query', query.customer_source === undefined ? 'customer_source' : 'customer_ref'],
-        type: 'missing',
-        msg: 'customer_source and customer_ref go together',
-      },
-    ]);
+  for (const [source, ref] of [
+    ['customer_source', 'customer_ref'],
+    ['contract_source', 'contract_ref'],
+  ] as const) {
+    if ((query[source] === undefined) !== (query[ref] === undefined))
+      throw validationFailed([{ loc: ['query', query[source] === undefined ? source : ref], type: 'missing', msg: `${source} and ${ref} go together` }]);
   }
   let q = invoiceViewQuery(db, companyId)
     .orderBy('i.change_seq')
@@ -45,6 +45,12 @@ export async function listInvoices(db: Database, companyId: string, query: ListI
   if (query.type) q = q.where('i.type', '=', query.type);
   if (query.customer_source && query.customer_ref)
     q = q.where('c.external_source', '=', query.customer_source).where('c.external_ref', '=', query.customer_ref);
+  if (query.contract_source && query.contract_ref) {
+    const { contract_source: source, contract_ref: ref } = query;
+    q = q.where('i.contract_id', '=', (eb) =>
+      eb.selectFrom('contracts').select('id').where('company_id', '=', companyId).where('external_source', '=', source).where('external_ref', '=', ref),
+    );
+  }
   if (query.cursor) q = q.where('i.change_seq', '>', decodeCursor(query.cursor));
   const rows = await q.execute();
   const page = rows.slice(0, limit);

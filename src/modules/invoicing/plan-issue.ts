@@ -11,7 +11,10 @@ import { decideVat } from './vat-verdict.ts';
 // document snapshot. The issuing transaction calls both; so does the early render
 // (early-render.ts), which must predict exactly what the transaction will build.
 
-export type IssueInputs = { company: CompanyRow; customer: CustomerRow; lines: ResolvedLine[]; body: CreateInvoiceBody; issueDate: string };
+/** What of a request the snapshot reads. */
+export type IssueTerms = Pick<CreateInvoiceBody, 'service_period' | 'payment_terms_days'>;
+
+export type IssueInputs = { company: CompanyRow; customer: CustomerRow; lines: ResolvedLine[]; body: IssueTerms; issueDate: string };
 
 /** The VAT verdict and the German messages that stop issuing (none: issuable). */
 export function issuingVerdict({ company, customer, lines }: Pick<IssueInputs, 'company' | 'customer' | 'lines'>): { verdict: VatVerdict; messages: string[] } {
@@ -24,7 +27,7 @@ export function issuingVerdict({ company, customer, lines }: Pick<IssueInputs, '
   return { verdict: verdict.verdict, messages };
 }
 
-export function paymentTermsDays(company: CompanyRow, body: CreateInvoiceBody): number {
+export function paymentTermsDays(company: CompanyRow, body: Pick<CreateInvoiceBody, 'payment_terms_days'>): number {
   return body.payment_terms_days ?? company.payment_terms_days;
 }
 

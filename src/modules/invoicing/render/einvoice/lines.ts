@@ -28,6 +28,8 @@ function invoiceLine(line: DocumentLine, currency: string): InvoiceLine {
     'cbc:InvoicedQuantity@unitCode': line.unitCode as never,
     'cbc:LineExtensionAmount': line.netAmount,
     'cbc:LineExtensionAmount@currencyID': currency as never,
+    // BG-26 (BT-134/BT-135): a line billed for a period of its own, e.g. a contract's cycle.
+    ...(line.servicePeriod ? { 'cac:InvoicePeriod': { 'cbc:StartDate': line.servicePeriod.start, 'cbc:EndDate': line.servicePeriod.end } } : {}),
     'cac:Item': item,
     'cac:Price': {
       'cbc:PriceAmount': line.unitPriceNet.replace(/^-/, ''),

@@ -1,11 +1,11 @@
 // The line table: Pos., Beschreibung, Menge, Einheit, Einzelpreis, USt %, Betrag. The
 // number columns are as wide as their widest value (a unit price with six decimals fits),
 // the description takes the rest and wraps; a 0 % line names its exemption under the
-// description. A Kleinunternehmer (§ 19 UStG) shows no VAT column. A row that does not fit
+// description, a line with a service period of its own names it there too. A Kleinunternehmer (§ 19 UStG) shows no VAT column. A row that does not fit
 // goes to the next page (which repeats the running head and the column header); a row
 // taller than a page continues its description there.
 
-import { formatDecimal, formatMoney, formatQuantity } from '../../../../shared/german-format.ts';
+import { formatDecimal, formatMoney, formatPeriod, formatQuantity } from '../../../../shared/german-format.ts';
 import type { DocumentLine, InvoiceDocument } from '../../document.ts';
 import { FONT } from './fonts.ts';
 import { COLOR, CONTENT_WIDTH, MARGIN, SIZE } from './layout.ts';
@@ -106,6 +106,12 @@ function rowOf(pdf: PDFKit.PDFDocument, doc: InvoiceDocument, line: DocumentLine
   const cells = columns.map((column, index) => (index === 1 ? [] : wrapLines(pdf, column.cell(line), textBox(column, index === columns.length - 1).width)));
   const width = textBox(columns[1]!, false).width;
   const description: DescriptionLine[] = wrapLines(pdf, line.description, width).map((text) => ({ text, note: false }));
+  // A line billed for a period of its own (a contract's cycle) says which, under its text.
+  if (line.servicePeriod) {
+    const label = line.servicePeriod.start === line.servicePeriod.end ? 'Leistungsdatum' : 'Leistungszeitraum';
+    pdf.fontSize(noteSize(size));
+    description.push(...wrapLines(pdf, `${label} ${formatPeriod(line.servicePeriod)}`, width).map((text) => ({ text, note: true })));
+  }
   // § 14 Abs. 4 Nr. 8 UStG: a tax-exempt line says why, next to the amount it exempts.
   if (line.category === 'E' && doc.verdict === 'domestic' && line.taxExemptionReason) {
     pdf.fontSize(noteSize(size));

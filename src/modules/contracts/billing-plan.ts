@@ -1,0 +1,198 @@
+import type { Tier } from '../../db/schema.ts';
+import type { BillingTiming, ContractInterval, ContractPause } from '../../db/schema-contracts.ts';
+import { addDays } from '../../shared/dates.ts';
+import { priceForQuantity } from '../products/pricing.ts';
+import { type Cycle, cycleAt, cycleContaining, daysBetween, type Proration } from './calendar.ts';
+import { type PricedLine, quantityLines, usageLines } from './priced-lines.ts';
+
+// What one billing date of a contract bills (design §6), as a pure function of the
+// contract, its items and the usage summed over the open period:
+// - the arrears items for the period since usage_open_from up to the day before the billing
+//   date (the cycle that ended; at the contract's end, up to its end date): flat ones by
+//   quantity, prorated by the days they were active; usage-priced ones by the usage summed;
+// - the advance items for the cycle that begins on the billing date, and any of their days
+//   before it not billed yet (an item added to a running contract, a contract resumed);
+// - days inside a pause are not billed; a billing date inside a pause bills no advance.
+// Each line carries its own service period. Zero amounts are left out.
+
+export type PlanContract = {
+  start_date: string;
+  billing_starts_on: string | null;
+  end_date: string | null;
+  billing_interval: ContractInterval;
+  usage_open_from: string | null;
+  pauses: readonly ContractPause[];
+};
+
+export type PlanItem = {
+  ref: string;
+  position: number;
+  description: string;
+  quantity: string;
+  unit: string | null;
+  billing_timing: BillingTiming;
+  unit_price_net: string;
+  vat_rate: 0 | 7 | 19;
+  pricing_model: 'flat' | 'per_unit' | 'package' | 'graduated' | 'volume' | 'quota';
+  included_quantity: string | null;
+  overage_price: string | null;
+  tiers: readonly Tier[] | null;
+  starts_on: string;
+  ends_after: string | null;
+  billed_until: string | null;
+};
+
+export type PlannedLine = PricedLine & { itemRef: string; vatRate: 0 | 7 | 19; servicePeriod: { start: string; end: string } };
+
+export type BillingPlan = {
+  billingDate: string;
+  /** The billing after the contract's end: arrears only, the contract ends with it. */
+  final: boolean;
+  /** The cycle this billing belongs to (the last one, up to the end, for the final billing). */
+  cycle: { start: string; end: string };
+  /** The billing date lies inside a pause. */
+  paused: boolean;
+  /** In order of their periods, then of the items. */
+  lines: PlannedLine[];
+  /** The new last day billed in advance, per advance item that billed something. */
+  billedUntil: Map<string, string>;
+  usageOpenFrom: string;
+  /** The next billing date; null after the final billing. */
+  next: string | null;
+};
+
+const anchorOf = (contract: Pick<PlanContract, 'billing_starts_on' | 'start_date'>) => contract.billing_starts_on ?? contract.start_date;
+const later = (a: string, b: string) => (a > b ? a : b);
+const earlier = (a: string, b: string | null) => (b !== null && b < a ? b : a);
+
+/** Whether a contract is inside a pause on `date`. */
+export function pausedOn(pauses: readonly ContractPause[], date: string): boolean {
+  return pauses.some((pause) => pause.from <= date && (pause.until === null || pause.until >= date));
+}
+
+/** Days from `start` to `end` (inclusive) inside a pause. */
+function pausedDays(pauses: readonly ContractPause[], start: string, end: string): number {
+  let days = 0;
+  for (const pause of pauses) {
+    const from = later(pause.from, start);
+    const until = earlier(end, pause.until);
+    if (from <= until) days += daysBetween(from, until);
+  }
+  return days;
+}
+
+/** [start, end] without the paused days at either end (the period a line names); at least one day is not paused. */
+function withoutPausedEnds(pauses: readonly ContractPause[], start: string, end: string): { start: string; end: string } {
+  let first = start;
+  let last = end;
+  while (first < last && pausedOn(pauses, first)) first = addDays(first, 1);
+  while (last > first && pausedOn(pauses, last)) last = addDays(last, -1);
+  return { start: first, end: last };
+}
+
+/** [from, to] cut at cycle boundaries, each piece with its cycle. */
+function piecesByCycle(anchor: string, interval: ContractInterval, from: string, to: string): { cycle: Cycle; start: string; end: string }[] {
+  const pieces = [];
+  for (let day = from; day <= to; ) {
+    const cycle = cycleContaining(anchor, interval, day);
+    const end = earlier(cycle.end, to);
+    pieces.push({ cycle, start: day, end });
+    day = addDays(end, 1);
+  }
+  return pieces;
+}
+
+const USAGE_PRICED = new Set(['per_unit', 'package', 'graduated', 'volume', 'quota']);
+
+/** Whether an item bills the usage reported for it (usage-priced and in arrears) rather than its quantity. */
+export function billsUsage(item: Pick<PlanItem, 'billing_timing' | 'pricing_model'>): boolean {
+  return item.billing_timing === 'arrears' && USAGE_PRICED.has(item.pricing_model);
+}
+
+/** The billing of `contract` on `billingDate` (its next_billing_date). `usage`: per usage item, the sum over the arrears period. */
+export function planBilling(contract: PlanContract, items: readonly PlanItem[], usage: ReadonlyMap<string, string>, billingDate: string): BillingPlan {
+  const anchor = anchorOf(contract);
+  const interval = contract.billing_interval;
+  const end = contract.end_date;
+  const final = end !== null && billingDate > end;
+  const current = final ? null : cycleContaining(anchor, interval, billingDate);
+  const paused = pausedOn(contract.pauses, billingDate);
+  const lines: (PlannedLine & { position: number })[] = [];
+  const billedUntil = new Map<string, string>();
+
+  const activeDays = (start: string, stop: string) => daysBetween(start, stop) - pausedDays(contract.pauses, start, stop);
+  /** Quantity lines of an item over [from, to], piece by cycle, prorated by the days not paused. */
+  const byQuantity = (item: PlanItem, from: string, to: string) => {
+    const fullAmount = priceForQuantity(item, item.quantity);
+    for (const piece of piecesByCycle(anchor, interval, from, to)) {
+      const days = activeDays(piece.start, piece.end);
+      if (days === 0) continue;
+      const proration: Proration = { start: piece.start, end: piece.end, days, cycleDays: daysBetween(piece.cycle.start, piece.cycle.end) };
+      const servicePeriod = withoutPausedEnds(contract.pauses, piece.start, piece.end);
+      for (const line of quantityLines(item, fullAmount, proration, interval))
+        lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod, position: item.position });
+    }
+  };
+
+  // Arrears: from usage_open_from to the day before the billing date (or the contract's end).
+  const arrearsFrom = contract.usage_open_from ?? contract.start_date;
+  const arrearsTo = final ? end : addDays(billingDate, -1);
+  for (const item of items) {
+    if (item.billing_timing !== 'arrears') continue;
+    const from = later(arrearsFrom, item.starts_on);
+    const to = earlier(arrearsTo, item.ends_after);
+    if (from > to) continue;
+    if (!billsUsage(item)) {
+      byQuantity(item, from, to);
+      continue;
+    }
+    // One period, priced as a whole; a quota's base fee prorated when the item ran only part of a cycle.
+    const cycle = cycleContaining(anchor, interval, from);
+    const fullCycle = daysBetween(cycle.start, cycle.end);
+    const days = activeDays(from, to);
+    const proration = days < fullCycle ? { start: from, end: to, days, cycleDays: fullCycle } : null;
+    for (const line of usageLines(item, usage.get(item.ref) ?? '0', proration, interval))
+      lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod: { start: from, end: to }, position: item.position });
+  }
+
+  // Advance: the unbilled days up to the end of the cycle beginning now (none while paused).
+  const advanceTo = final ? end : paused ? addDays(billingDate, -1) : current!.end;
+  for (const item of items) {
+    if (item.billing_timing !== 'advance') continue;
+    const from = later(item.billed_until ? addDays(item.billed_until, 1) : contract.start_date, item.starts_on);
+    const to = earlier(earlier(advanceTo, end), item.ends_after);
+    if (from > to) continue;
+    byQuantity(item, from, to);
+    billedUntil.set(item.ref, to);
+  }
+
+  lines.sort((a, b) => (a.servicePeriod.start < b.servicePeriod.start ? -1 : a.servicePeriod.start > b.servicePeriod.start ? 1 : a.position - b.position));
+  const cycle = final ? { start: later(cycleContaining(anchor, interval, end).start, contract.start_date), end } : { start: current!.start, end: current!.end };
+  const nextCycle = current ? cycleAt(anchor, interval, current.index + 1).start : null;
+  const next = final ? null : end !== null && addDays(end, 1) < nextCycle! ? addDays(end, 1) : nextCycle;
+  return {
+    billingDate,
+    final,
+    cycle,
+    paused,
+    lines: lines.map(({ position: _position, ...line }) => line),
+    billedUntil,
+    usageOpenFrom: later(contract.usage_open_from ?? contract.start_date, addDays(arrearsTo, 1)),
+    next,
+  };
+}
+
+/** The first billing date after `lastBillingDate` (none yet: the anchor), no later than the day after the contract's end. */
+export function nextBillingDate(
+  contract: Pick<PlanContract, 'start_date' | 'billing_starts_on' | 'end_date' | 'billing_interval'>,
+  lastBillingDate: string | null,
+): string | null {
+  const anchor = anchorOf(contract);
+  const end = contract.end_date;
+  if (lastBillingDate !== null && end !== null && lastBillingDate > end) return null;
+  const scheduled =
+    lastBillingDate === null
+      ? anchor
+      : cycleAt(anchor, contract.billing_interval, cycleContaining(anchor, contract.billing_interval, lastBillingDate).index + 1).start;
+  return end !== null && addDays(end, 1) < scheduled ? addDays(end, 1) : scheduled;
+}

@@ -1,0 +1,65 @@
+import { defineDailyTask, defineJob, enqueueJob } from '../../jobs/index.ts';
+import '../invoicing/invoice-documents.ts'; // the job that renders and mails what the run issues
+import { billContract } from './bill-contract.ts';
+
+// The billing run (design §6): a daily task finds the contracts whose next billing date
+// has come and hands them, in chunks, to jobs that bill them (bill-contract.ts). The jobs
+// commit with the task's run, so a run killed midway loses nothing, and any number of
+// workers share the chunks. A contract billed already finds nothing left to bill.
+
+export const BILL_CONTRACTS_JOB = 'contracts.bill';
+
+/** Contracts per job: small enough that two workers share a run evenly, large enough to keep job overhead low. */
+const CHUNK = 20;
+
+export type BillContractsPayload = { contract_ids: string[]; as_of: string };
+
+defineDailyTask(
+  'contracts.billing',
+  async ({ db, clock, companyId, date }) => {
+    const due = await db
+      .selectFrom('contracts')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where('next_billing_date', '<=', date)
+      .where('status', 'in', ['active', 'paused', 'cancelled'])
+      .orderBy('number')
+      .execute();
+    for (let at = 0; at < due.length; at += CHUNK) {
+      const ids = due.slice(at, at + CHUNK).map((row) => row.id);
+      await enqueueJob(db, {
+        name: BILL_CONTRACTS_JOB,
+        companyId,
+        payload: { contract_ids: ids, as_of: date },
+        runAt: clock.now(),
+        dedupeKey: `${BILL_CONTRACTS_JOB}:${companyId}:${date}:${ids[0]}`,
+      });
+    }
+    return { contracts: due.length };
+  },
+  { totals: ['contracts'] },
+);
+
+defineJob<BillContractsPayload>({
+  name: BILL_CONTRACTS_JOB,
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['contract_ids', 'as_of'],
+    properties: {
+      contract_ids: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', pattern: '^ctr_[0-9a-z]{26}$' } },
+      as_of: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    },
+  },
+  async handler({ db, clock, job, services, log }) {
+    const invoicing = services.invoicing;
+    if (!invoicing) throw new Error('this process has no invoice booking and renderers');
+    const companyId = job.company_id;
+    if (!companyId) throw new Error('the job names no company');
+    for (const contractId of job.payload.contract_ids) {
+      const outcomes = await billContract({ db, clock, book: invoicing.book }, companyId, contractId, job.payload.as_of);
+      const failed = outcomes.find((outcome) => outcome.status === 'failed');
+      if (failed) log(`contract ${contractId}: billing date ${failed.billingDate} not billed, the next run tries again: ${failed.reason}`);
+    }
+  },
+});

@@ -1,0 +1,110 @@
+import type { Trx } from '../../db/transaction.ts';
+import { recordEvent } from '../../jobs/index.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { CustomerRow } from '../customers/customers.repository.ts';
+import { amountLimitIssues } from './amount-limits.ts';
+import type { CompanyRow } from './build-document.ts';
+import type { InvoiceDocument } from './document.ts';
+import { drawInvoiceNumber } from './draw-invoice-number.ts';
+import { insertInvoice } from './insert-invoice.ts';
+import { nextChangeSeq } from './invoice-changes.ts';
+import { invoiceView } from './invoice-view.ts';
+import type { InvoiceViewRow } from './invoices.repository.ts';
+import type { InvoicingDeps } from './invoicing-deps.ts';
+import { assertPeriodOpen } from './period-lock.ts';
+import { type IssueTerms, issuedDocument, issuingVerdict } from './plan-issue.ts';
+import type { ResolvedLine } from './resolve-lines.ts';
+
+// The part every way of making an invoice shares, inside the caller's transaction: the VAT
+// verdict with the issuing checks, the locked-period check, the gapless number, the
+// snapshot, the rows of invoice and lines, the booking and the event invoice.issued (or a
+// draft: only the rows). createInvoice (the API) and the contract billing run use it.
+
+export type InvoiceToWrite = {
+  company: CompanyRow;
+  customer: CustomerRow;
+  invoiceId: string;
+  lines: ResolvedLine[];
+  /** The request's fields the rows and the snapshot read: its reference (none for a contract's invoice), service period, terms. */
+  body: IssueTerms & { external_ref: string | null };
+  externalSource: string | null;
+  paymentTermsDays: number;
+  issue: boolean;
+  /** The contract that bills it (contract billing). */
+  contract?: { id: string; externalRef: string } | null;
+};
+
+export type WrittenInvoice = { row: InvoiceViewRow; doc: InvoiceDocument | null };
+
+/**
+ * The German messages that keep these lines from being issued today (none: issuable):
+ * missing issuing details, a VAT rate the verdict refuses, a locked period, an amount no
+ * bank transfer can carry. Reads only; the caller may record the refusal in its transaction.
+ */
+export async function issuingProblems(trx: Trx, input: Pick<InvoiceToWrite, 'company' | 'customer' | 'lines'>, issueDate: string): Promise<string[]> {
+  const { messages } = issuingVerdict(input);
+  const limits = amountLimitIssues(
+    input.lines.map((line) => ({ description: line.description, quantity: line.quantity, unit_price_net: line.unitPriceNet, vat_rate: line.vatRate })),
+  );
+  const problems = [...messages, ...limits.map((issue) => `${issue.msg}.`)];
+  try {
+    await assertPeriodOpen(trx, input.company.id, issueDate);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    problems.push(error.message);
+  }
+  return problems;
+}
+
+/**
+ * Writes the invoice (issued when `input.issue`, else a draft) in `trx`. `onDocument` sees
+ * the snapshot and its counter value as soon as they exist, before the rows are written
+ * (createInvoice starts its rendering there).
+ */
+export async function writeInvoice(
+  trx: Trx,
+  deps: Pick<InvoicingDeps, 'clock' | 'book'>,
+  input: InvoiceToWrite,
+  onDocument?: (doc: InvoiceDocument, seq: number) => void,
+): Promise<WrittenInvoice> {
+  const { company, customer, lines } = input;
+  let doc: InvoiceDocument | null = null;
+  let lockedUntil: string | null = null;
+  if (input.issue) {
+    const issueDate = deps.clock.today(company.timezone);
+    const { verdict, messages } = issuingVerdict({ company, customer, lines });
+    if (messages.length > 0) throw new AppError('invoice_not_issuable', { messages, message: messages.join(' ') });
+    lockedUntil = await assertPeriodOpen(trx, company.id, issueDate);
+    const { number, seq } = await drawInvoiceNumber(trx, company, issueDate);
+    doc = issuedDocument({ company, customer, lines, body: input.body, issueDate }, verdict, number);
+    onDocument?.(doc, seq);
+  }
+  const inserted = await insertInvoice(trx, {
+    companyId: company.id,
+    invoiceId: input.invoiceId,
+    customerId: customer.id,
+    externalSource: input.externalSource,
+    body: input.body,
+    lines,
+    paymentTermsDays: input.paymentTermsDays,
+    doc,
+    contract: input.contract ?? null,
+    changeSeq: await nextChangeSeq(trx, company.id),
+    now: deps.clock.now(),
+  });
+  if (doc) await deps.book(trx, company, doc, input.invoiceId, { newDocument: true, lockedUntil });
+  // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).
+  const row: InvoiceViewRow = {
+    ...inserted,
+    customer_external_ref: customer.external_ref,
+    cancels_id: null,
+    cancels_number: null,
+    cancels_external_ref: null,
+    cancelled_by_id: null,
+    cancelled_by_number: null,
+    cancelled_by_external_ref: null,
+  };
+  if (doc)
+    await recordEvent(trx, { companyId: company.id, type: 'invoice.issued', subjectId: input.invoiceId, data: invoiceView(row), createdAt: deps.clock.now() });
+  return { row, doc };
+}
