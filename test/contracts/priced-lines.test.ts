@@ -8,7 +8,7 @@ import { D, roundMoney } from '../../src/shared/decimal.ts';
 // with a text that says what was counted at which price, and lines that add up exactly to
 // the model's price (priceForQuantity).
 
-const item = (terms: Partial<PricingTerms>): PricedItem => ({
+const item = (terms: Partial<PricedItem>): PricedItem => ({
   description: 'API-Aufrufe',
   quantity: '1',
   unit: 'Aufrufe',
