@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type PricedItem, quantityLines, usageLines } from '../../src/modules/contracts/priced-lines.ts';
-import { type PricingTerms, priceForQuantity } from '../../src/modules/products/pricing.ts';
+import { priceForQuantity } from '../../src/modules/products/pricing.ts';
 import { D, roundMoney } from '../../src/shared/decimal.ts';
 
 // The lines a usage-priced item puts on the invoice (issue 13, point 3): every pricing model
