@@ -1,5 +1,6 @@
-// The issue-4 figures in `npm run bench`: bank import, webhook delivery and the daily
-// dunning run. Each has its own script (bank-import.ts, webhooks.ts, dunning-run.ts) that
+// The background figures in `npm run bench`: bank import, webhook delivery and the daily
+// dunning run (issue 4), usage ingest and the contract billing run (issue 13). Each has its
+// own script (bank-import.ts, webhooks.ts, dunning-run.ts, usage-ingest.ts, billing-run.ts) that
 // sets up its data, measures and ends with one JSON line; this runs them one after the
 // other, collects those lines and renders their targets and a table for RESULTS.md.
 import path from 'node:path';
@@ -30,7 +31,36 @@ type Webhooks = {
   signature_ok: boolean;
 };
 
-export type BackgroundResult = { bank: BankImport[]; dunning: DunningRun[]; webhooks: Partial<Record<Database, Webhooks>> };
+type UsageIngest = {
+  database: Database;
+  fresh: { recordsPerS: number };
+  duplicates: { recordsPerS: number };
+  target: number;
+  refsSent: number;
+  rowsStored: number;
+};
+type BillingRun = {
+  database: Database;
+  contracts: number;
+  runSeconds: number;
+  invoices: number;
+  invoicesPerSecond: number;
+  files: number;
+  renderBusyShare: number;
+  renderMsPerInvoice: number;
+  processCpuShare: number;
+  peakRssMiB: number;
+  rerunSeconds: number;
+  rerunInvoices: number;
+};
+
+export type BackgroundResult = {
+  bank: BankImport[];
+  dunning: DunningRun[];
+  webhooks: Partial<Record<Database, Webhooks>>;
+  usage: UsageIngest[];
+  billing: { renderThreads: number; results: BillingRun[] };
+};
 
 const LABEL: Record<Database, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
 
@@ -43,7 +73,9 @@ export async function measureBackgroundWork(only: Database | undefined, log: (te
   const bank = await run<{ results: BankImport[] }>('bank-import', 15 * 60_000);
   const webhooks = await run<{ webhooks: Partial<Record<Database, Webhooks>> }>('webhooks', 15 * 60_000);
   const dunning = await run<{ results: DunningRun[] }>('dunning-run', 20 * 60_000);
-  return { bank: bank.results, webhooks: webhooks.webhooks, dunning: dunning.results };
+  const usage = await run<{ results: UsageIngest[] }>('usage-ingest', 15 * 60_000);
+  const billing = await run<{ renderThreads: number; results: BillingRun[] }>('billing-run', 30 * 60_000);
+  return { bank: bank.results, webhooks: webhooks.webhooks, dunning: dunning.results, usage: usage.results, billing };
 }
 
 export type BackgroundTarget = { what: string; figure: string; goal: string; met: boolean };
@@ -81,6 +113,34 @@ export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] 
       met: run.runSeconds < 30 && run.indexUsed,
     });
   }
+  for (const usage of result.usage)
+    list.push({
+      what: `${LABEL[usage.database]}: reportUsage, batches of 1000, 4 connections, duplicates checked`,
+      figure: `${Math.round(usage.fresh.recordsPerS).toLocaleString('en-US')} records/s`,
+      goal: `≥ ${usage.target.toLocaleString('en-US')} /s`,
+      met: usage.fresh.recordsPerS >= usage.target && usage.refsSent === usage.rowsStored,
+    });
+  for (const run of result.billing.results) {
+    const limit = run.database === 'postgres' ? 100 : 150;
+    list.push({
+      what: `${LABEL[run.database]}: billing run of ${run.contracts.toLocaleString('en-US')} contracts → issued invoices with PDF and ZUGFeRD`,
+      figure: `${run.runSeconds} s (${run.invoicesPerSecond}/s)`,
+      goal: `< ${limit} s`,
+      met: run.runSeconds < limit && run.invoices === run.contracts && run.files === 2 * run.contracts,
+    });
+    list.push({
+      what: `${LABEL[run.database]}: peak memory of that run (process RSS)`,
+      figure: `${run.peakRssMiB} MiB`,
+      goal: '< 1024 MiB',
+      met: run.peakRssMiB < 1024,
+    });
+    list.push({
+      what: `${LABEL[run.database]}: the same day's run again`,
+      figure: `${run.rerunSeconds} s, ${run.rerunInvoices} invoices`,
+      goal: '< 2 s, none',
+      met: run.rerunSeconds < 2 && run.rerunInvoices === 0,
+    });
+  }
   return list;
 }
 
@@ -99,7 +159,7 @@ export function renderBackground(result: BackgroundResult): string {
       `| ${LABEL[d.database]} | ${d.invoices} | ${d.selectionMs} ms (${d.indexUsed ? 'index' : '**scan**'}) | ${d.runSeconds} s | ${d.noticesCreated} / ${d.mails} | ${d.rerunSeconds} s, ${d.rerunJobs} jobs |`,
   );
   return [
-    '#### Payments, webhooks, dunning (issue 4)',
+    '#### Payments, webhooks, dunning (issue 4); usage and the billing run (issue 13)',
     '',
     '| target | figure | goal | met |',
     '| --- | --- | --- | --- |',
@@ -116,5 +176,19 @@ export function renderBackground(result: BackgroundResult): string {
     '| dunning `jobs run` | issued invoices | selection | run (notices rendered and mailed) | notices / mails | same day again |',
     '| --- | --- | --- | --- | --- | --- |',
     ...dunning,
+    '',
+    '| usage ingest (bench/usage-ingest.ts) | new records/s | duplicates/s | stored = distinct refs sent |',
+    '| --- | --- | --- | --- |',
+    ...result.usage.map(
+      (u) =>
+        `| ${LABEL[u.database]} | ${Math.round(u.fresh.recordsPerS).toLocaleString('en-US')} | ${Math.round(u.duplicates.recordsPerS).toLocaleString('en-US')} | ${u.refsSent === u.rowsStored ? 'yes' : '**no**'} |`,
+    ),
+    '',
+    `| billing run (bench/billing-run.ts, ${result.billing.renderThreads} render threads) | contracts | run | invoices/s | render threads busy | render per invoice | process CPU | peak RSS | same day again |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...result.billing.results.map(
+      (b) =>
+        `| ${LABEL[b.database]} | ${b.contracts} | ${b.runSeconds} s | ${b.invoicesPerSecond} | ${Math.round(b.renderBusyShare * 100)} % | ${b.renderMsPerInvoice} ms | ${b.processCpuShare} cores | ${b.peakRssMiB} MiB | ${b.rerunSeconds} s, ${b.rerunInvoices} invoices |`,
+    ),
   ].join('\n');
 }

@@ -7,8 +7,10 @@ export type DueWorkOptions = {
   /** Run the daily tasks for this local date (YYYY-MM-DD) instead of each company's today. */
   asOf?: string;
   companyId?: string;
-  /** Upper bound of jobs claimed in one call (default 10,000). */
+  /** Upper bound of jobs claimed in one call (default 100,000). */
   maxJobs?: number;
+  /** Jobs run at the same time (default 4). */
+  concurrency?: number;
   log?: JobLog;
 };
 
@@ -36,7 +38,11 @@ export async function runDueWork(deps: JobDeps, options: DueWorkOptions = {}): P
     ...(options.asOf !== undefined ? { asOf: options.asOf } : {}),
     ...(deps.tasks ? { registry: deps.tasks } : {}),
   });
-  const jobs = await drainDueJobs(deps, { ...scope, ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}) });
+  const jobs = await drainDueJobs(deps, {
+    ...scope,
+    ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+  });
   // After the jobs: the events they and the tasks recorded go out in this run too.
   const webhooks = await deps.webhooks?.drain(scope);
   return {

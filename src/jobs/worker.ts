@@ -42,48 +42,66 @@ export type DrainOptions = { workerId?: string; companyId?: string; maxJobs?: nu
 
 /**
  * Runs due jobs (run_at at or before clock.now()) until none is due or `maxJobs` (default
- * 10,000) were claimed. A retried job is due again only after its backoff, so one call
+ * 100,000) were claimed, in a pool of `concurrency` slots. A retried job is due again only after its backoff, so one call
  * does not spin on a failing job.
  */
 export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): Promise<JobTally> {
   const workerId = options.workerId ?? newWorkerId('jobs-run');
-  const maxJobs = options.maxJobs ?? 10_000;
+  const maxJobs = options.maxJobs ?? 100_000;
   const concurrency = options.concurrency ?? 4;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const log = options.log ?? (() => {});
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
+  const runDeps = {
+    db: deps.db,
+    clock: deps.clock,
+    leaseMs,
+    log,
+    ...(deps.jobs ? { registry: deps.jobs } : {}),
+    ...(deps.mailer ? { mailer: deps.mailer } : {}),
+    ...(deps.services ? { services: deps.services } : {}),
+  };
+  // A pool of `concurrency` slots: a slot that frees claims the next due job at once (jobs
+  // the running ones enqueue included), so one slow job does not hold up the others.
+  const running = new Set<Promise<void>>();
   let claimed = 0;
-  while (claimed < maxJobs) {
-    const batch = await claimJobs(deps.db, {
-      workerId,
-      now: deps.clock.now(),
-      limit: Math.min(concurrency, maxJobs - claimed),
-      leaseMs,
-      ...(options.companyId !== undefined ? { companyId: options.companyId } : {}),
-    });
-    if (batch.length === 0) break;
-    claimed += batch.length;
-    const results = await Promise.allSettled(
-      batch.map((job) =>
-        runJob(
-          {
-            db: deps.db,
-            clock: deps.clock,
-            leaseMs,
-            log,
-            ...(deps.jobs ? { registry: deps.jobs } : {}),
-            ...(deps.mailer ? { mailer: deps.mailer } : {}),
-            ...(deps.services ? { services: deps.services } : {}),
-          },
-          job,
-        ),
-      ),
-    );
-    for (const result of results) {
-      if (result.status === 'rejected') throw result.reason;
-      count(tally, result.value);
+  let exhausted = false;
+  let failure: unknown;
+  while (!failure) {
+    const free = Math.min(concurrency - running.size, maxJobs - claimed);
+    if (free > 0 && !exhausted) {
+      const batch = await claimJobs(deps.db, {
+        workerId,
+        now: deps.clock.now(),
+        limit: free,
+        leaseMs,
+        ...(options.companyId !== undefined ? { companyId: options.companyId } : {}),
+      });
+      claimed += batch.length;
+      for (const job of batch) {
+        const run: Promise<void> = runJob(runDeps, job)
+          .then(
+            (outcome) => count(tally, outcome),
+            (error: unknown) => {
+              failure ??= error;
+            },
+          )
+          .finally(() => running.delete(run));
+        running.add(run);
+      }
+      // Nothing due while others run: they may enqueue more; look again when one ends.
+      if (batch.length === 0 && running.size === 0) break;
+      exhausted = batch.length === 0;
     }
+    if (running.size === 0) {
+      if (claimed >= maxJobs) break;
+      continue;
+    }
+    await Promise.race(running);
+    exhausted = false;
   }
+  await Promise.allSettled([...running]);
+  if (failure) throw failure;
   return tally;
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { countRows, type TestApp, testApp } from '../helpers/app.ts';
+import { updateCompany } from '../../src/modules/access/index.ts';
+import { countRows, sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 
 // upsertContract / retrieveContract (issue 13, point 1): the Contract resource, its own
@@ -262,5 +263,24 @@ describe('upsertContract and retrieveContract', () => {
       numbers.map((_, i) => `V-${String(i + 1).padStart(5, '0')}`),
       'gapless',
     );
+  });
+  test('two creates of one reference at the same time: one 201, the other 200, one contract, one number', async () => {
+    const before = await counts();
+    const answers = await Promise.all([put('gleichzeitig', body()), put('gleichzeitig', body())]);
+    assert.deepEqual(answers.map((res) => res.statusCode).sort(), [200, 201], answers.map((res) => res.body).join('\n'));
+    assert.equal(answers[0]!.json().number, answers[1]!.json().number);
+    assert.equal((await counts()).contracts, before.contracts + 1);
+  });
+
+  test('the contract number pattern is a company setting (kontor admin company update)', async () => {
+    const result = await updateCompany(t.handle.db, t.clock, sealer, t.company.companyId, JSON.stringify({ contract_number_pattern: 'VT-{yyyy}-{seq:4}' }));
+    assert.ok(result.updated.includes('contract_number_pattern'), JSON.stringify(result));
+    const res = await put('nach-muster', body());
+    assert.equal(res.statusCode, 201, res.body);
+    assert.match(res.json().number, /^VT-2026-\d{4}$/);
+    const refused = await updateCompany(t.handle.db, t.clock, sealer, t.company.companyId, JSON.stringify({ contract_number_pattern: 'V-ohne-Zaehler' })).catch(
+      (error: Error) => error,
+    );
+    assert.ok(refused instanceof Error && /contract_number_pattern/.test(refused.message));
   });
 });
