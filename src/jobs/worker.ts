@@ -7,7 +7,7 @@ import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
 import { claimJobs } from './claim.ts';
 import type { JobLog, JobRegistry, JobServices } from './registry.ts';
-import { type JobOutcome, runJob } from './run-job.ts';
+import { type JobOutcome, type RunJobDeps, runJob } from './run-job.ts';
 import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 
 // The worker loop of `kontor serve` and `kontor worker`, and the bounded drain of
@@ -38,6 +38,19 @@ function count(tally: JobTally, outcome: JobOutcome) {
   tally[outcome] += 1;
 }
 
+/** What runJob needs from the worker's deps. */
+function runJobDeps(deps: JobDeps, log: JobLog, leaseMs: number): RunJobDeps {
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    log,
+    leaseMs,
+    ...(deps.jobs ? { registry: deps.jobs } : {}),
+    ...(deps.mailer ? { mailer: deps.mailer } : {}),
+    ...(deps.services ? { services: deps.services } : {}),
+  };
+}
+
 export type DrainOptions = { workerId?: string; companyId?: string; maxJobs?: number; concurrency?: number; leaseMs?: number; log?: JobLog };
 
 /**
@@ -52,15 +65,7 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const log = options.log ?? (() => {});
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
-  const runDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    leaseMs,
-    log,
-    ...(deps.jobs ? { registry: deps.jobs } : {}),
-    ...(deps.mailer ? { mailer: deps.mailer } : {}),
-    ...(deps.services ? { services: deps.services } : {}),
-  };
+  const runDeps = runJobDeps(deps, log, leaseMs);
   // A pool of `concurrency` slots: a slot that frees claims the next due job at once (jobs
   // the running ones enqueue included), so one slow job does not hold up the others.
   const running = new Set<Promise<void>>();
@@ -170,18 +175,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
   };
 
   const start = (job: Awaited<ReturnType<typeof claimJobs>>[number]) => {
-    const run: Promise<void> = runJob(
-      {
-        db: deps.db,
-        clock: deps.clock,
-        log,
-        leaseMs,
-        ...(deps.jobs ? { registry: deps.jobs } : {}),
-        ...(deps.mailer ? { mailer: deps.mailer } : {}),
-        ...(deps.services ? { services: deps.services } : {}),
-      },
-      job,
-    )
+    const run: Promise<void> = runJob(runJobDeps(deps, log, leaseMs), job)
       .then(
         (outcome) => count(tally, outcome),
         (error: unknown) => log(`job ${job.name} #${job.id}: could not record the outcome (the lease will expire and it runs again): ${messageForLog(error)}`),

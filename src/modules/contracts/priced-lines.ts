@@ -26,6 +26,12 @@ function tierText(item: PricedItem, tier: Tier): string {
   return tier.to === null ? `ab ${q(tier.from)} ${unitText(item)}` : `${q(tier.from)} bis unter ${q(tier.to)} ${unitText(item)}`;
 }
 
+/** A tier's flat price as a line of its own (none when it has none). */
+function flatPriceLine(item: PricedItem, tier: Tier): PricedLine[] {
+  if (!tier.flat_price || new D(tier.flat_price).isZero()) return [];
+  return [{ description: `${item.description}, Grundpreis der Staffel ${tierText(item, tier)}`, quantity: '1', unit: null, unitPriceNet: tier.flat_price }];
+}
+
 /**
  * The lines of a usage-priced item (per_unit, package, graduated, volume, quota) for
  * `used` units in a billed period. A quota's base fee is a flat fee: prorated with the
@@ -61,13 +67,7 @@ export function usageLines(item: PricedItem, used: string, proration: Proration 
         const slice = D.max(0, upper.minus(tier.from));
         if (!slice.isZero())
           lines.push({ description: `${item.description}, Staffel ${tierText(item, tier)}`, quantity: slice.toFixed(), unit, unitPriceNet: tier.unit_price });
-        if (tier.flat_price && !new D(tier.flat_price).isZero())
-          lines.push({
-            description: `${item.description}, Grundpreis der Staffel ${tierText(item, tier)}`,
-            quantity: '1',
-            unit: null,
-            unitPriceNet: tier.flat_price,
-          });
+        lines.push(...flatPriceLine(item, tier));
         if (tier.to === null || amount.lessThan(tier.to)) break;
       }
       return lines;
@@ -84,13 +84,7 @@ export function usageLines(item: PricedItem, used: string, proration: Proration 
           unitPriceNet: tier.unit_price,
         },
       ];
-      if (tier.flat_price && !new D(tier.flat_price).isZero())
-        lines.push({
-          description: `${item.description}, Grundpreis der Staffel ${tierText(item, tier)}`,
-          quantity: '1',
-          unit: null,
-          unitPriceNet: tier.flat_price,
-        });
+      lines.push(...flatPriceLine(item, tier));
       return lines;
     }
     case 'quota': {
