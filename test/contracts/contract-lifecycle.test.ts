@@ -19,6 +19,7 @@ describe('a contract from start to end', () => {
     { ref: 'api', product_ref: 'api-calls' },
   ];
   const seats = { ref: 'seats', description: 'Arbeitsplätze', unit_price_net: '10.00', quantity: '3' };
+  const storage = { ref: 'storage', description: 'Speicher', unit: 'GB', pricing_model: 'per_unit', unit_price_net: '0.10' };
   const contract = (overrides: Record<string, unknown> = {}) => ({
     customer: { source: 'crm', external_ref: 'kunde-1' },
     name: 'SaaS Team',
@@ -51,10 +52,22 @@ describe('a contract from start to end', () => {
 
   test('an item added inside a cycle is billed from the day it was added', async () => {
     t.clock.set('2027-01-15T09:00:00Z');
-    await putContract(t, 'team-1', contract({ items: [...items, seats] }));
+    await putContract(t, 'team-1', contract({ items: [...items, seats, storage] }));
+    // Usage of an item counts from the day it was added.
+    const early = await reportUsage(t, 'team-1', [{ external_ref: 's-0', item_ref: 'storage', quantity: '5', occurred_at: '2027-01-14T10:00:00Z' }]);
+    assert.equal(early.statusCode, 422, early.body);
+    assert.deepEqual(
+      early.json().detail.errors.map((e: { loc: unknown[]; type: string }) => [e.loc, e.type]),
+      [[['body', 'records', 0, 'occurred_at'], 'less_than_minimum']],
+    );
+    assert.equal(
+      (await reportUsage(t, 'team-1', [{ external_ref: 's-1', item_ref: 'storage', quantity: '5', occurred_at: '2027-01-20T10:00:00Z' }])).statusCode,
+      201,
+    );
     await runBilling(t, '2027-02-01');
     assert.deepEqual(await lineRows(t, (await last()).id), [
       ['Arbeitsplätze (anteilig 17 von 31 Tagen; 3 × 10,00\u00a0€ je Monat)', '1', '16.45', '2027-01-15', '2027-01-31'],
+      ['Speicher', '5', '0.10', '2027-01-15', '2027-01-31'],
       ['Hosting S', '1', '29.00', '2027-02-01', '2027-02-28'],
       ['Arbeitsplätze', '3', '10.00', '2027-02-01', '2027-02-28'],
     ]);
@@ -62,7 +75,7 @@ describe('a contract from start to end', () => {
 
   test('a paused contract bills nothing on its billing date; after the resume the days since are billed', async () => {
     t.clock.set('2027-02-10T09:00:00Z');
-    await putContract(t, 'team-1', contract({ status: 'paused', items: [...items, seats] }));
+    await putContract(t, 'team-1', contract({ status: 'paused', items: [...items, seats, storage] }));
     const paused = await reportUsage(t, 'team-1', [{ external_ref: 'p-1', item_ref: 'api', quantity: '5', occurred_at: '2027-02-11T10:00:00Z' }]);
     assert.equal(paused.statusCode, 409);
     assert.equal(paused.json().detail.code, 'contract.not_active');
@@ -77,7 +90,7 @@ describe('a contract from start to end', () => {
     assert.equal(view.next_billing_date, '2027-04-01');
 
     t.clock.set('2027-03-15T09:00:00Z');
-    await putContract(t, 'team-1', contract({ status: 'active', items: [...items, seats] }));
+    await putContract(t, 'team-1', contract({ status: 'active', items: [...items, seats, storage] }));
     await runBilling(t, '2027-04-01');
     assert.deepEqual(await lineRows(t, (await last()).id), [
       ['Hosting S (anteilig 17 von 31 Tagen; 1 × 29,00\u00a0€ je Monat)', '1', '15.90', '2027-03-15', '2027-03-31'],
@@ -92,13 +105,13 @@ describe('a contract from start to end', () => {
   test('an end inside the period billed in advance is refused; a cancellation ends with a final arrears invoice', async () => {
     t.clock.set('2027-04-10T09:00:00Z');
     const early = await t.request('PUT', '/v1/contracts/by-ref/crm/team-1', {
-      body: contract({ status: 'cancelled', end_date: '2027-04-20', items: [...items, seats] }),
+      body: contract({ status: 'cancelled', end_date: '2027-04-20', items: [...items, seats, storage] }),
     });
     assert.equal(early.statusCode, 422, early.body);
     assert.equal(early.json().detail.code, 'contract.end_before_billed');
     assert.deepEqual(early.json().detail.args, { billed_until: '2027-04-30' });
 
-    const cancelled = await putContract(t, 'team-1', contract({ status: 'cancelled', end_date: '2027-05-31', items: [...items, seats] }));
+    const cancelled = await putContract(t, 'team-1', contract({ status: 'cancelled', end_date: '2027-05-31', items: [...items, seats, storage] }));
     assert.equal(cancelled.status, 'cancelled');
     assert.equal(cancelled.next_billing_date, '2027-05-01');
     await runBilling(t, '2027-05-01');
@@ -125,7 +138,7 @@ describe('a contract from start to end', () => {
       { start: view.cycles[0].start, end: view.cycles[0].end, status: view.cycles[0].status, invoice_number: view.cycles[0].invoice_number },
       { start: '2027-05-01', end: '2027-05-31', status: 'billed', invoice_number: final.number },
     );
-    const change = await t.request('PUT', '/v1/contracts/by-ref/crm/team-1', { body: contract({ status: 'active', items: [...items, seats] }) });
+    const change = await t.request('PUT', '/v1/contracts/by-ref/crm/team-1', { body: contract({ status: 'active', items: [...items, seats, storage] }) });
     assert.equal(change.statusCode, 409);
     assert.equal(change.json().detail.code, 'contract.ended');
     const afterEnd = await reportUsage(t, 'team-1', [{ external_ref: 'x-1', item_ref: 'api', quantity: '1', occurred_at: '2027-05-20T08:00:00Z' }]);

@@ -1,6 +1,7 @@
 import type { Tier } from '../../db/schema.ts';
 import type { BillingTiming, ContractInterval, ContractPause } from '../../db/schema-contracts.ts';
 import { addDays } from '../../shared/dates.ts';
+import { D, roundMoney } from '../../shared/decimal.ts';
 import { priceForQuantity } from '../products/pricing.ts';
 import { type Cycle, cycleAt, cycleContaining, daysBetween, type Proration } from './calendar.ts';
 import { type PricedLine, quantityLines, usageLines } from './priced-lines.ts';
@@ -102,6 +103,9 @@ function piecesByCycle(anchor: string, interval: ContractInterval, from: string,
   return pieces;
 }
 
+/** Whether a line's net (quantity × unit price, rounded to cents) is zero. */
+const isZero = (line: PricedLine) => roundMoney(new D(line.quantity).times(line.unitPriceNet)) === '0.00';
+
 const USAGE_PRICED = new Set(['per_unit', 'package', 'graduated', 'volume', 'quota']);
 
 /** Whether an item bills the usage reported for it (usage-priced and in arrears) rather than its quantity. */
@@ -130,7 +134,7 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
       const proration: Proration = { start: piece.start, end: piece.end, days, cycleDays: daysBetween(piece.cycle.start, piece.cycle.end) };
       const servicePeriod = withoutPausedEnds(contract.pauses, piece.start, piece.end);
       for (const line of quantityLines(item, fullAmount, proration, interval))
-        lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod, position: item.position });
+        if (!isZero(line)) lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod, position: item.position });
     }
   };
 
@@ -151,7 +155,10 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     const fullCycle = daysBetween(cycle.start, cycle.end);
     const days = activeDays(from, to);
     const proration = days < fullCycle ? { start: from, end: to, days, cycleDays: fullCycle } : null;
-    for (const line of usageLines(item, usage.get(item.ref) ?? '0', proration, interval))
+    const priced = usageLines(item, usage.get(item.ref) ?? '0', proration, interval);
+    // An item with nothing to pay (no usage, a free tier) puts no lines on the invoice.
+    if (priced.every((line) => isZero(line))) continue;
+    for (const line of priced)
       lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod: { start: from, end: to }, position: item.position });
   }
 

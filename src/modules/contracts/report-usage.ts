@@ -70,11 +70,11 @@ async function insertRecords(trx: Trx, companyId: string, contractId: string, no
 }
 
 /** The records that fail a check, by kind (each record at most once: the first check it fails). */
-type Refusals = { unknownItem: Candidate[]; closed: Candidate[]; ended: { record: Candidate; msg: string }[] };
+type Refusals = { unknownItem: Candidate[]; closed: Candidate[]; ended: { record: Candidate; msg: string; type?: string }[] };
 
 function check(
   candidates: Candidate[],
-  items: Map<string, string | null>,
+  items: Map<string, { starts_on: string; ends_after: string | null }>,
   contract: { end_date: string | null },
   openFrom: string,
 ): Refusals & { count: number } {
@@ -85,9 +85,16 @@ function check(
     else if (contract.end_date !== null && record.day > contract.end_date)
       refusals.ended.push({ record, msg: `The contract ends on ${contract.end_date}; usage on a later day is refused` });
     else {
-      const endsAfter = items.get(record.itemRef);
-      if (endsAfter != null && record.day > endsAfter)
+      const { starts_on: startsOn, ends_after: endsAfter } = items.get(record.itemRef)!;
+      if (endsAfter !== null && record.day > endsAfter)
         refusals.ended.push({ record, msg: `Item ${record.itemRef} ends after ${endsAfter}; usage on a later day is refused` });
+      // An item added to a running contract is billed from the day it was added.
+      else if (record.day < startsOn)
+        refusals.ended.push({
+          record,
+          msg: `Item ${record.itemRef} is billed from ${startsOn}; usage on an earlier day is refused`,
+          type: 'less_than_minimum',
+        });
     }
   }
   return { ...refusals, count: refusals.unknownItem.length + refusals.closed.length + refusals.ended.length };
@@ -104,7 +111,7 @@ function refuse(refusals: Refusals, openFrom: string): never {
   throw validationFailed(
     refusals.ended
       .sort((a, b) => a.record.index - b.record.index)
-      .map(({ record, msg }): ValidationIssue => ({ loc: ['body', 'records', record.index, 'occurred_at'], type: 'greater_than_maximum', msg })),
+      .map(({ record, msg, type }): ValidationIssue => ({ loc: ['body', 'records', record.index, 'occurred_at'], type: type ?? 'greater_than_maximum', msg })),
   );
 }
 
@@ -145,11 +152,11 @@ export async function reportUsage(
       (
         await trx
           .selectFrom('contract_items')
-          .select(['ref', 'ends_after'])
+          .select(['ref', 'starts_on', 'ends_after'])
           .where('company_id', '=', companyId)
           .where('contract_id', '=', contract.id)
           .execute()
-      ).map((item) => [item.ref, item.ends_after] as const),
+      ).map((item) => [item.ref, { starts_on: item.starts_on, ends_after: item.ends_after }] as const),
     );
     const openFrom = contract.usage_open_from ?? contract.start_date;
     let candidates: Candidate[] = firsts.map((record) => ({ ...record, day: calendarDate(new Date(record.occurredAt), contract.timezone) }));
