@@ -271,8 +271,11 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       const ownMailer = !ctx.mailer && ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const mailer = ctx.mailer ?? ownMailer;
       // The renderers, booking and mailboxes the billing run needs: the server's, or this process's own.
-      const { invoicingOutside } = await import('../modules/invoicing/outside.ts');
-      const ownInvoicing = !ctx.invoicing && ctx.dataDir && mailer ? invoicingOutside({ dataDir: ctx.dataDir, sealer: ctx.sealer, mailer }) : undefined;
+      const { defaultRenderThreads, invoicingOutside } = await import('../modules/invoicing/outside.ts');
+      const ownInvoicing =
+        !ctx.invoicing && ctx.dataDir && mailer
+          ? invoicingOutside({ dataDir: ctx.dataDir, sealer: ctx.sealer, mailer, renderThreads: defaultRenderThreads(false) })
+          : undefined;
       const invoicing = ctx.invoicing ?? (ownInvoicing ? { ...ownInvoicing, liveness: ctx.liveness ?? localLiveness() } : undefined);
       // What the run logs (a stale Basiszinssatz, a task or job that failed) is shown, not
       // dropped: on stderr as it happens to be read, and in the summary as `warnings`.

@@ -41,7 +41,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const authenticator = createAuthenticator(handle.db, clock);
   // Render threads: an invoice renders there while the issuing transaction does its
   // database work on the main thread (early-render.ts), and the event loop stays free.
-  const renderThreads = config.renderThreads ?? defaultRenderThreads();
+  const renderThreads = config.renderThreads ?? defaultRenderThreads(withHttp);
   // One mailer for all of the process's mail (invoices, dunning notices): one pooled
   // connection per company mailbox.
   const mailer = createMailer({ dataDir: config.dataDir, sealer });

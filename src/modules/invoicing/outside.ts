@@ -12,9 +12,13 @@ function mailingCompany(company: CompanyRow): MailingCompany {
   return { id: company.id, name: company.name, email: company.email, smtp: company.smtp as SmtpSettings | null };
 }
 
-/** One render thread per spare core (at least one, at most four). */
-export function defaultRenderThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+/**
+ * Render threads: with HTTP (`serve`) one per spare core, the main thread serving requests;
+ * without (`worker`, `jobs run`: the billing run renders thousands) one per core. At least
+ * one, at most four.
+ */
+export function defaultRenderThreads(withHttp = true): number {
+  return Math.max(1, Math.min(4, availableParallelism() - (withHttp ? 1 : 0)));
 }
 
 export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed'> & { close(): Promise<void> };
