@@ -10,6 +10,8 @@ import type { Trx } from './transaction.ts';
 export type NumberRange = { key: string; first: number; last: number };
 
 export const CUSTOMER_NUMBERS: NumberRange = { key: 'customer', first: 10000, last: 69999 };
+/** Creditor numbers (Kreditorennummern) of suppliers, revenue-share partners among them (design §4). */
+export const CREDITOR_NUMBERS: NumberRange = { key: 'creditor', first: 70000, last: 79999 };
 
 function insertRangeRow(db: Database | Trx, companyId: string, range: NumberRange) {
   return db

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { DunningPolicy } from '../modules/dunning/policy.ts';
 import type { BookkeepingTables } from './schema-bookkeeping.ts';
+import type { CommissionTables } from './schema-commissions.ts';
 import type { ContractTables } from './schema-contracts.ts';
 import type { DunningNoticesTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
@@ -186,7 +187,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

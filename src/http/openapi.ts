@@ -96,6 +96,21 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
   downloadInvoiceXml: DOCUMENT_ERRORS,
   sendInvoice: ['conflict_retry', 'invoice_send_failed', ...DOCUMENT_ERRORS],
   cancelInvoice: ['conflict_retry', 'invoice_not_found', 'invoice_not_cancellable', 'invoice_not_issuable', 'period_locked', 'invoice_render_failed'],
+  // commission.supplier_not_found as interface §7 lists it: no request field names a
+  // supplier yet (each partner gets its own), so the API does not answer it today.
+  upsertCommissionPartner: [
+    'conflict_retry',
+    'commission.billing_mode_invalid',
+    'commission.creditor_number_range_exhausted',
+    'commission.e_invoice_format_invalid',
+    'commission.min_payout_invalid',
+    'commission.partner_archived',
+    'commission.partner_kind_invalid',
+    'commission.partner_name_missing',
+    'commission.supplier_not_found',
+    'commission.tax_status_invalid',
+  ],
+  retrieveCommissionPartner: ['commission.partner_not_found'],
 };
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
