@@ -11,7 +11,7 @@ import { newRequestId } from './http/request-id.ts';
 import { installBodyParsers, type Timeouts, transportOptions } from './http/transport.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Scope } from './modules/access/api-keys.ts';
-import { registerCommissionPartnerRoutes } from './modules/commissions/index.ts';
+import { registerCommissionRoutes } from './modules/commissions/index.ts';
 import { registerContractRoutes } from './modules/contracts/index.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
 import { createEarlyRenders, type InvoicingDeps, registerInvoiceRoutes } from './modules/invoicing/index.ts';
@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerCustomerRoutes(api, deps2);
       registerProductRoutes(api, deps2);
       registerContractRoutes(api, deps2);
-      registerCommissionPartnerRoutes(api, deps2);
+      registerCommissionRoutes(api, deps2);
       registerInvoiceRoutes(api, { ...deps2, ...deps.invoicing, earlyRenders: createEarlyRenders() });
     },
     { prefix: '/v1' },

@@ -1,7 +1,8 @@
 import type { ColumnType } from 'kysely';
 import type { Timestamp } from './schema.ts';
 
-// Row types of the revenue-share tables (migrations/0015_commission_partners.sql). Dates
+// Row types of the revenue-share tables (migrations/0015_commission_partners.sql,
+// 0016_commission_agreements.sql). Dates
 // 'YYYY-MM-DD', bigints numbers (cents), timestamps Date.
 
 export type PartnerKind = 'sales_partner' | 'developer' | 'other';
@@ -65,7 +66,43 @@ export interface CommissionPartnersTable {
   updated_at: Timestamp;
 }
 
+export type AgreementAppliesTo = 'attributed_customers' | 'all_customers';
+export type AgreementAnchor = 'attribution_start' | 'first_paid_revenue';
+export type AgreementBasis = 'net_paid';
+
+/** A tier of an agreement as stored: months counted from the anchor (month 1 is its month), percent as exact decimal text. */
+export type AgreementTier = { from_month: number; to_month: number | null; percent: string };
+
+export interface CommissionAgreementsTable {
+  company_id: string;
+  id: string;
+  external_source: string;
+  external_ref: string;
+  partner_id: string;
+  name: string | null;
+  start_date: string;
+  end_date: string | null;
+  accrue_from: string | null;
+  contract_reference: string | null;
+  applies_to: AgreementAppliesTo;
+  anchor: AgreementAnchor;
+  basis: AgreementBasis;
+  condition_id: string | null;
+  /** Written as JSON text, read back parsed. */
+  tiers: ColumnType<AgreementTier[], string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CommissionAgreementProductsTable {
+  company_id: string;
+  agreement_id: string;
+  product_id: string;
+}
+
 export interface CommissionTables {
   suppliers: SuppliersTable;
   commission_partners: CommissionPartnersTable;
+  commission_agreements: CommissionAgreementsTable;
+  commission_agreement_products: CommissionAgreementProductsTable;
 }

@@ -111,6 +111,21 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     'commission.tax_status_invalid',
   ],
   retrieveCommissionPartner: ['commission.partner_not_found'],
+  // commission.condition_not_found for every condition_id: no conditions exist yet.
+  upsertCommissionAgreement: [
+    'conflict_retry',
+    'commission.agreement_partner_mismatch',
+    'commission.agreement_terms_frozen',
+    'commission.anchor_invalid',
+    'commission.applies_to_invalid',
+    'commission.condition_not_found',
+    'commission.date_range_invalid',
+    'commission.partner_not_found',
+    'commission.product_not_found',
+    'commission.product_scope_invalid',
+    'commission.start_date_missing',
+    'commission.tiers_empty',
+  ],
 };
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -152,6 +167,7 @@ const EXTRA_FIELDS: Partial<Record<ErrorCode, Record<string, object>>> = {
     },
   },
   product_not_found: { product_ref: { type: 'string' }, product_number: { type: 'string' } },
+  'commission.product_not_found': { product_numbers: { ...strings, description: 'The article numbers the company lacks, sorted' } },
   'contract.item_not_found': { item_refs: { ...strings, description: 'The item references the contract lacks, sorted' } },
   'contract.usage_period_closed': {
     open_from: { type: 'string', format: 'date', description: "The contract's usage_open_from: usage before this day is billed" },
