@@ -126,6 +126,30 @@ export function isValidLeitwegId(value: string): boolean {
   return remainder === 1;
 }
 
+/**
+ * The validation issues of a party's country code and VAT ID (a customer, a revenue-share
+ * partner); `party` names it in the message. The VAT ID is never repeated.
+ */
+export function countryAndVatIdIssues(
+  fields: { country_code: string | null; vat_id: string | null },
+  party: 'customer' | 'partner',
+): { loc: (string | number)[]; type: string; msg: string }[] {
+  const issues = [];
+  if (fields.country_code && !isCountryCode(fields.country_code)) {
+    issues.push({ loc: ['body', 'country_code'], type: 'enum', msg: 'Input should be an ISO 3166-1 alpha-2 country code' });
+  }
+  if (fields.vat_id && !isPlausibleVatId(fields.vat_id, fields.country_code)) {
+    const msg =
+      fields.country_code === 'CH'
+        ? 'Input is not a Swiss UID (CHE-123.456.789 with MWST, TVA, IVA or no suffix) with a right check digit'
+        : isSwissVatId(fields.vat_id)
+          ? `A Swiss UID is accepted only for a ${party} whose country_code is CH`
+          : 'Input is not a VAT ID of the format of its country (or its check digit is wrong)';
+    issues.push({ loc: ['body', 'vat_id'], type: 'pattern', msg });
+  }
+  return issues;
+}
+
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
 /** ISO 3166-1 alpha-2 country code known to ICU (not a grouping such as EU or UN). */

@@ -2,9 +2,9 @@ import type { Database } from '../../db/connection.ts';
 import { CREDITOR_NUMBERS, drawNumberInTransaction } from '../../db/number-ranges.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError, RetryTransaction, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
+import { AppError, RetryTransaction, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { isCountryCode, isPlausibleVatId, isSwissVatId, normalizeVatId } from '../../shared/tax-ids.ts';
+import { countryAndVatIdIssues, normalizeVatId } from '../../shared/tax-ids.ts';
 import { type PartnerView, partnerView } from './partner-view.ts';
 import { findPartnerByRef, insertPartner, insertSupplier, type PartnerFields, renameSupplier, updatePartner } from './partners.repository.ts';
 import { BILLING_MODES, E_INVOICE_FORMATS, PARTNER_KINDS, TAX_STATUSES } from './partners.schemas.ts';
@@ -35,13 +35,6 @@ export type PartnerInput = {
 
 function oneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
-}
-
-/** Why a VAT ID is refused, without repeating it (as for a customer). */
-function vatIdProblem(vatId: string, countryCode: string | null): string {
-  if (countryCode === 'CH') return 'Input is not a Swiss UID (CHE-123.456.789 with MWST, TVA, IVA or no suffix) with a right check digit';
-  if (isSwissVatId(vatId)) return 'A Swiss UID is accepted only for a partner whose country_code is CH';
-  return 'Input is not a VAT ID of the format of its country (or its check digit is wrong)';
 }
 
 /**
@@ -87,13 +80,7 @@ export function partnerFields(input: PartnerInput): PartnerFields {
     vat_id: vatId || null,
     tax_number: input.tax_number ?? null,
   };
-  const issues: ValidationIssue[] = [];
-  if (fields.country_code && !isCountryCode(fields.country_code)) {
-    issues.push({ loc: ['body', 'country_code'], type: 'enum', msg: 'Input should be an ISO 3166-1 alpha-2 country code' });
-  }
-  if (fields.vat_id && !isPlausibleVatId(fields.vat_id, fields.country_code)) {
-    issues.push({ loc: ['body', 'vat_id'], type: 'pattern', msg: vatIdProblem(fields.vat_id, fields.country_code) });
-  }
+  const issues = countryAndVatIdIssues(fields, 'partner');
   if (issues.length > 0) throw validationFailed(issues);
   return fields;
 }

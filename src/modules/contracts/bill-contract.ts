@@ -4,11 +4,10 @@ import type { CycleStatus } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { enqueueJob } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { addDays } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import { centsToDecimal, type InvoicingDeps, issuingProblems, lineNetCents, RENDER_INVOICE_JOB, type ResolvedLine, writeInvoice } from '../invoicing/index.ts';
-import { type BillingPlan, billsUsage, planBilling } from './billing-plan.ts';
+import { arrearsPeriod, type BillingPlan, billsUsage, planBilling } from './billing-plan.ts';
 import { findContractItemsWithProduct } from './contracts.repository.ts';
 
 // One billing date of one contract, in one transaction (design §6): the contract row is
@@ -133,8 +132,7 @@ async function usageSums(
   contract: { usage_open_from: string | null; start_date: string; end_date: string | null },
   billingDate: string,
 ): Promise<Map<string, string>> {
-  const from = contract.usage_open_from ?? contract.start_date;
-  const to = contract.end_date !== null && billingDate > contract.end_date ? contract.end_date : addDays(billingDate, -1);
+  const { from, to } = arrearsPeriod(contract, billingDate);
   const rows = await trx
     .selectFrom('usage_records')
     .select(['item_ref', sql<string>`sum(quantity)::text`.as('total')])

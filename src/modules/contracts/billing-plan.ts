@@ -1,7 +1,7 @@
 import type { Tier } from '../../db/schema.ts';
 import type { BillingTiming, ContractInterval, ContractPause } from '../../db/schema-contracts.ts';
 import { addDays } from '../../shared/dates.ts';
-import { D, roundMoney } from '../../shared/decimal.ts';
+import { exactLineNet } from '../invoicing/index.ts';
 import { priceForQuantity } from '../products/pricing.ts';
 import { type Cycle, cycleAt, cycleContaining, daysBetween, type Proration } from './calendar.ts';
 import { type PricedLine, quantityLines, usageLines } from './priced-lines.ts';
@@ -62,7 +62,17 @@ export type BillingPlan = {
   next: string | null;
 };
 
-const anchorOf = (contract: Pick<PlanContract, 'billing_starts_on' | 'start_date'>) => contract.billing_starts_on ?? contract.start_date;
+/** The day the billing cycles count from: `billing_starts_on`, else `start_date`. */
+export const anchorOf = (contract: Pick<PlanContract, 'billing_starts_on' | 'start_date'>) => contract.billing_starts_on ?? contract.start_date;
+
+/**
+ * The arrears period a billing date bills: from `usage_open_from` (before the first
+ * billing: the start) to the day before the billing date, or to the end date after it.
+ */
+export function arrearsPeriod(contract: Pick<PlanContract, 'usage_open_from' | 'start_date' | 'end_date'>, billingDate: string): { from: string; to: string } {
+  const final = contract.end_date !== null && billingDate > contract.end_date;
+  return { from: contract.usage_open_from ?? contract.start_date, to: final ? contract.end_date! : addDays(billingDate, -1) };
+}
 const later = (a: string, b: string) => (a > b ? a : b);
 const earlier = (a: string, b: string | null) => (b !== null && b < a ? b : a);
 
@@ -104,7 +114,7 @@ function piecesByCycle(anchor: string, interval: ContractInterval, from: string,
 }
 
 /** Whether a line's net (quantity × unit price, rounded to cents) is zero. */
-const isZero = (line: PricedLine) => roundMoney(new D(line.quantity).times(line.unitPriceNet)) === '0.00';
+const isZero = (line: PricedLine) => exactLineNet(line) === 0n;
 
 const USAGE_PRICED = new Set(['per_unit', 'package', 'graduated', 'volume', 'quota']);
 
@@ -139,8 +149,7 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
   };
 
   // Arrears: from usage_open_from to the day before the billing date (or the contract's end).
-  const arrearsFrom = contract.usage_open_from ?? contract.start_date;
-  const arrearsTo = final ? end : addDays(billingDate, -1);
+  const { from: arrearsFrom, to: arrearsTo } = arrearsPeriod(contract, billingDate);
   for (const item of items) {
     if (item.billing_timing !== 'arrears') continue;
     const from = later(arrearsFrom, item.starts_on);
@@ -175,8 +184,6 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
 
   lines.sort((a, b) => (a.servicePeriod.start < b.servicePeriod.start ? -1 : a.servicePeriod.start > b.servicePeriod.start ? 1 : a.position - b.position));
   const cycle = final ? { start: later(cycleContaining(anchor, interval, end).start, contract.start_date), end } : { start: current!.start, end: current!.end };
-  const nextCycle = current ? cycleAt(anchor, interval, current.index + 1).start : null;
-  const next = final ? null : end !== null && addDays(end, 1) < nextCycle! ? addDays(end, 1) : nextCycle;
   return {
     billingDate,
     final,
@@ -185,7 +192,7 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     lines: lines.map(({ position: _position, ...line }) => line),
     billedUntil,
     usageOpenFrom: later(contract.usage_open_from ?? contract.start_date, addDays(arrearsTo, 1)),
-    next,
+    next: nextBillingDate(contract, billingDate),
   };
 }
 

@@ -12,7 +12,7 @@ import { findCustomerByRef } from '../customers/index.ts';
 import { checkPricing, type PricingModel } from '../products/index.ts';
 import type { TierInput } from '../products/pricing.ts';
 import { findProductByRefOrNumber, type ProductRow } from '../products/products.repository.ts';
-import { nextBillingDate } from './billing-plan.ts';
+import { anchorOf, nextBillingDate } from './billing-plan.ts';
 import { type ContractView, contractView } from './contract-view.ts';
 import { type ContractItemRow, type ContractRow, findContractByRef, findContractItems, saveContractItems } from './contracts.repository.ts';
 
@@ -158,8 +158,7 @@ function checkRunningContract(existing: ContractRow, fields: ContractFields) {
   if (existing.status === 'ended') throw new AppError('contract.ended');
   if (!isRunning(existing.status)) return;
   if (fields.status === 'draft') throw new AppError('contract.not_draft');
-  const anchor = (c: Pick<ContractRow, 'billing_starts_on' | 'start_date'>) => c.billing_starts_on ?? c.start_date;
-  if (fields.billing_interval !== existing.billing_interval || fields.start_date !== existing.start_date || anchor(fields) !== anchor(existing))
+  if (fields.billing_interval !== existing.billing_interval || fields.start_date !== existing.start_date || anchorOf(fields) !== anchorOf(existing))
     throw new AppError('contract.terms_frozen');
   const billed = billedThrough(existing);
   if (billed && fields.end_date && fields.end_date < billed) throw new AppError('contract.end_before_billed', { args: { billed_until: billed } });

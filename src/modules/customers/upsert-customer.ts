@@ -3,7 +3,7 @@ import { CUSTOMER_NUMBERS, ensureNumberRange } from '../../db/number-ranges.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { isCountryCode, isPlausibleVatId, isSwissVatId, isValidLeitwegId, normalizeVatId } from '../../shared/tax-ids.ts';
+import { countryAndVatIdIssues, isValidLeitwegId, normalizeVatId } from '../../shared/tax-ids.ts';
 import { type CustomerView, customerView } from './customer-view.ts';
 import { findCustomerByRef, insertCustomerWithNextNumber } from './customers.repository.ts';
 
@@ -23,13 +23,6 @@ export type CustomerInput = {
 
 type Fields = Required<{ [K in keyof CustomerInput]: Exclude<CustomerInput[K], undefined> }>;
 
-/** Why a VAT ID is refused, without repeating it. */
-function vatIdProblem(vatId: string, countryCode: string | null): string {
-  if (countryCode === 'CH') return 'Input is not a Swiss UID (CHE-123.456.789 with MWST, TVA, IVA or no suffix) with a right check digit';
-  if (isSwissVatId(vatId)) return 'A Swiss UID is accepted only for a customer whose country_code is CH';
-  return 'Input is not a VAT ID of the format of its country (or its check digit is wrong)';
-}
-
 /** PUT semantics: the record becomes what is sent; omitted optional fields are null. */
 function normalize(input: CustomerInput): Fields {
   const vatId = input.vat_id ? normalizeVatId(input.vat_id) : null;
@@ -48,12 +41,7 @@ function normalize(input: CustomerInput): Fields {
   };
   const issues: ValidationIssue[] = [];
   if (!fields.name) issues.push({ loc: ['body', 'name'], type: 'too_short', msg: 'Name must not be blank' });
-  if (fields.country_code && !isCountryCode(fields.country_code)) {
-    issues.push({ loc: ['body', 'country_code'], type: 'enum', msg: 'Input should be an ISO 3166-1 alpha-2 country code' });
-  }
-  if (fields.vat_id && !isPlausibleVatId(fields.vat_id, fields.country_code)) {
-    issues.push({ loc: ['body', 'vat_id'], type: 'pattern', msg: vatIdProblem(fields.vat_id, fields.country_code) });
-  }
+  issues.push(...countryAndVatIdIssues(fields, 'customer'));
   if (fields.leitweg_id && !isValidLeitwegId(fields.leitweg_id)) {
     issues.push({ loc: ['body', 'leitweg_id'], type: 'pattern', msg: 'Input is not a Leitweg-ID (coarse-fine-check digits, MOD 97-10)' });
   }

@@ -9,5 +9,5 @@ export { registerInvoiceRoutes } from './invoices.routes.ts';
 export type { InvoicingDeps } from './invoicing-deps.ts';
 export type { ResolvedLine } from './resolve-lines.ts';
 export { sendInvoice } from './send-invoice.ts';
-export { centsToDecimal, lineNetCents } from './totals.ts';
+export { centsToDecimal, exactLineNet, lineNetCents } from './totals.ts';
 export { issuingProblems, writeInvoice } from './write-invoice.ts';
