@@ -2,7 +2,7 @@ import type { ColumnType } from 'kysely';
 import type { Timestamp } from './schema.ts';
 
 // Row types of the revenue-share tables (migrations/0015_commission_partners.sql,
-// 0016_commission_agreements.sql). Dates
+// 0016_commission_agreements.sql, 0017_commission_ledger.sql). Dates
 // 'YYYY-MM-DD', bigints numbers (cents), timestamps Date.
 
 export type PartnerKind = 'sales_partner' | 'developer' | 'other';
@@ -100,9 +100,106 @@ export interface CommissionAgreementProductsTable {
   product_id: string;
 }
 
-export interface CommissionTables {
+export interface CommissionTables extends CommissionLedgerTables {
   suppliers: SuppliersTable;
   commission_partners: CommissionPartnersTable;
   commission_agreements: CommissionAgreementsTable;
   commission_agreement_products: CommissionAgreementProductsTable;
+}
+
+// migrations/0017_commission_ledger.sql
+
+export type AttributionStatus = 'proposed' | 'active' | 'rejected';
+export type AttributionSource = 'api' | 'invoice' | 'app';
+
+export interface CommissionAttributionsTable {
+  company_id: string;
+  id: string;
+  agreement_id: string;
+  partner_id: string;
+  customer_id: string;
+  start_date: string;
+  end_date: string | null;
+  status: AttributionStatus;
+  source: AttributionSource;
+  source_ref: string | null;
+  conflicts_with_id: string | null;
+  confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  decided_by: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  external_source: string;
+  external_ref: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type RevenueEventKind = 'api' | 'invoice_payment';
+
+export interface RevenueEventsTable {
+  company_id: string;
+  id: string;
+  kind: RevenueEventKind;
+  external_source: string | null;
+  external_ref: string | null;
+  occurred_at: Timestamp;
+  paid_on: string;
+  net_cents: number;
+  currency: ColumnType<'EUR', 'EUR' | undefined, 'EUR'>;
+  customer_id: string | null;
+  reverses_id: string | null;
+  description: string | null;
+  invoice_id: string | null;
+  allocation_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface RevenueEventLinesTable {
+  company_id: string;
+  event_id: string;
+  position: number;
+  net_cents: number;
+  product_id: string | null;
+  description: string | null;
+}
+
+export interface CommissionAnchorsTable {
+  company_id: string;
+  agreement_id: string;
+  customer_key: string;
+  anchor_date: string;
+}
+
+export type EntryStatus = 'open' | 'statemented' | 'paid' | 'void';
+export type EntrySourceType = 'invoice' | 'revenue_event';
+
+export interface CommissionEntriesTable {
+  company_id: string;
+  id: string;
+  seq: ColumnType<number, never, never>;
+  partner_id: string;
+  agreement_id: string;
+  customer_id: string | null;
+  revenue_event_id: string;
+  source_type: EntrySourceType;
+  source_id: string | null;
+  service_period_start: string;
+  paid_at: Timestamp;
+  paid_on: string;
+  contract_month: number | null;
+  percent: string;
+  basis_cents: number;
+  amount_cents: number;
+  status: EntryStatus;
+  statement_id: string | null;
+  reverses_entry_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CommissionLedgerTables {
+  commission_attributions: CommissionAttributionsTable;
+  revenue_events: RevenueEventsTable;
+  revenue_event_lines: RevenueEventLinesTable;
+  commission_anchors: CommissionAnchorsTable;
+  commission_entries: CommissionEntriesTable;
 }

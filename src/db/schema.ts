@@ -71,6 +71,10 @@ export interface CompaniesTable {
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
   eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
+  /** API attributions stay `proposed` until a person confirms them (issue 14). */
+  attributions_need_confirmation: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Statements of the statement run stay `draft` until a person issues them (issue 14). */
+  statements_need_review: ColumnType<boolean, boolean | undefined, boolean>;
   /** Payee name of the bank account (BT-85); null = the company's name. */
   account_holder: string | null;
   register_court: string | null;

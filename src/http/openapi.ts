@@ -126,6 +126,14 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     'commission.start_date_missing',
     'commission.tiers_empty',
   ],
+  createRevenueEvent: [
+    'conflict_retry',
+    'customer_not_found',
+    'commission.product_not_found',
+    'commission.revenue_event_not_found',
+    'commission.revenue_lines_do_not_add_up',
+  ],
+  listCommissionEntries: ['commission.partner_not_found'],
 };
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

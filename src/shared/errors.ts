@@ -68,6 +68,8 @@ export const ERROR_CATALOGUE = {
   'commission.partner_not_found': [404, 'No partner with this reference.'],
   'commission.product_not_found': [404, 'A named product does not exist in the company.'],
   'commission.product_scope_invalid': [422, 'The product selection is invalid: name each article number once, or send null for every product.'],
+  'commission.revenue_event_not_found': [404, 'reverses_ref names no revenue event of the caller (in this source).'],
+  'commission.revenue_lines_do_not_add_up': [422, 'The lines do not add up to net_amount.'],
   'commission.start_date_missing': [422, 'The agreement needs a start_date.'],
   'commission.supplier_not_found': [404, 'The supplier to link the partner to does not exist.'],
   'commission.tax_status_invalid': [

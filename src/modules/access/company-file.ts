@@ -65,6 +65,9 @@ export const companyFileSchema = {
     datev_client_number: { type: ['integer', 'string', 'null'] },
     fiscal_year_start: { type: 'string', pattern: '^[0-9]{2}-[0-9]{2}$' },
     eu_distance_sales_threshold_exceeded: { type: 'boolean' },
+    // Added with issue 14: person-side steps of the revenue share.
+    statements_need_review: { type: 'boolean' },
+    attributions_need_confirmation: { type: 'boolean' },
   },
 } as const;
 
@@ -106,6 +109,8 @@ export type CompanyColumns = {
   datev_client_number?: number | null;
   fiscal_year_start?: string;
   eu_distance_threshold_exceeded?: boolean;
+  statements_need_review?: boolean;
+  attributions_need_confirmation?: boolean;
 };
 
 function isTimeZone(zone: string): boolean {

@@ -8,6 +8,7 @@ import { RetryTransaction } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import { bookPayments, lockedUntil } from '../bookkeeping/index.ts';
+import { accrueInvoicePayments } from '../commissions/index.ts';
 import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
@@ -114,6 +115,13 @@ export async function importBankStatement(
     await insertCredits(trx, plan.creditRows.splice(0));
     await bookPayments(trx, companyId, company.chart, plan.payments.splice(0));
     await updateInvoices(trx, companyId, company.timezone, plan, now);
+    // The revenue share of the payments, in this transaction (design §6).
+    await accrueInvoicePayments(
+      trx,
+      companyId,
+      plan.shares.splice(0).map((share) => ({ ...share, paidAt: startOfDay(share.paidOn, company.timezone) })),
+      now,
+    );
     await rekeyEntries(trx, companyId, rekeys);
     const disagreement = await statementsNotAddingUp(trx, companyId, parsed, new Set(fresh));
     if (disagreement)

@@ -55,6 +55,8 @@ export type ImportPlan = {
   allocationRows: Insertable<DB['payment_allocations']>[];
   creditRows: Insertable<DB['customer_credits']>[];
   payments: PaymentToBook[];
+  /** Every payment with what the invoice had before, for the revenue share (commissions' ledger). */
+  shares: { allocationId: string; invoiceId: string; customerId: string; amountCents: number; paidBeforeCents: number; grossCents: number; paidOn: string }[];
   /** Invoices that received money, with their final state; paidOn = the date they became paid. */
   touched: Map<string, TouchedInvoice>;
   outcomes: EntryOutcome[];
@@ -78,7 +80,16 @@ function entryStatus(statuses: BankTransactionStatus[]): BankEntryStatus {
 }
 
 export function planImport(input: PlanInput): ImportPlan {
-  const plan: ImportPlan = { entryRows: [], transactionRows: [], allocationRows: [], creditRows: [], payments: [], touched: new Map(), outcomes: [] };
+  const plan: ImportPlan = {
+    entryRows: [],
+    transactionRows: [],
+    allocationRows: [],
+    creditRows: [],
+    payments: [],
+    shares: [],
+    touched: new Map(),
+    outcomes: [],
+  };
   for (const entry of input.entries) {
     const entryId = newId('bke');
     const ignored = ignoreReason(entry);
@@ -181,6 +192,15 @@ function planTransaction(
       amount_cents: allocation.amountCents,
       booking_date: entry.bookingDate,
       created_at: input.now,
+    });
+    plan.shares.push({
+      allocationId,
+      invoiceId: invoice.id,
+      customerId: invoice.customerId,
+      amountCents: allocation.amountCents,
+      paidBeforeCents: invoice.grossCents - allocation.openAfterCents - allocation.amountCents,
+      grossCents: invoice.grossCents,
+      paidOn: entry.bookingDate,
     });
     // The surplus travels with the last payment: bank against debtor for all that came in.
     const surplus = last ? match.creditCents : 0;

@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import type { Trx } from '../../../db/transaction.ts';
+
+// The partner's balance is kept (interface §2 Balance): open, statemented and paid cents,
+// each equal to the sum of the partner's entries in that status. Every change of entries
+// moves the columns by the same amounts in the same transaction.
+
+export type BalanceDelta = { open: bigint; statemented: bigint; paid: bigint };
+
+export class BalanceDeltas {
+  readonly byPartner = new Map<string, BalanceDelta>();
+
+  add(partnerId: string, status: 'open' | 'statemented' | 'paid', cents: bigint): void {
+    const delta = this.byPartner.get(partnerId) ?? { open: 0n, statemented: 0n, paid: 0n };
+    delta[status] += cents;
+    this.byPartner.set(partnerId, delta);
+  }
+}
+
+/**
+ * Moves the partners' balance columns. The rows are locked in id order first, so two
+ * transactions touching the same partners never deadlock.
+ */
+export async function applyBalanceDeltas(trx: Trx, companyId: string, deltas: BalanceDeltas): Promise<void> {
+  const changed = [...deltas.byPartner].filter(([, d]) => d.open !== 0n || d.statemented !== 0n || d.paid !== 0n).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (changed.length === 0) return;
+  const ids = changed.map(([id]) => id);
+  if (changed.length > 1) {
+    await trx
+      .selectFrom('commission_partners')
+      .select('id')
+      .where('company_id', '=', companyId)
+      .where(sql<boolean>`id = any(${ids}::text[])`)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+  await sql`
+    update commission_partners p
+    set balance_open_cents = p.balance_open_cents + d.open,
+        balance_statemented_cents = p.balance_statemented_cents + d.statemented,
+        balance_paid_cents = p.balance_paid_cents + d.paid
+    from unnest(${ids}::text[], ${changed.map(([, d]) => d.open.toString())}::bigint[],
+                ${changed.map(([, d]) => d.statemented.toString())}::bigint[], ${changed.map(([, d]) => d.paid.toString())}::bigint[])
+         as d(id, open, statemented, paid)
+    where p.company_id = ${companyId} and p.id = d.id`.execute(trx);
+}
