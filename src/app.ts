@@ -16,6 +16,7 @@ import { registerContractRoutes } from './modules/contracts/index.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
 import { createEarlyRenders, type InvoicingDeps, registerInvoiceRoutes } from './modules/invoicing/index.ts';
 import { registerProductRoutes } from './modules/products/index.ts';
+import { registerCommissionStatementRoutes } from './modules/statements/index.ts';
 import type { Clock } from './shared/clock.ts';
 import { AppError } from './shared/errors.ts';
 
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerProductRoutes(api, deps2);
       registerContractRoutes(api, deps2);
       registerCommissionRoutes(api, deps2);
+      registerCommissionStatementRoutes(api, deps2);
       registerInvoiceRoutes(api, { ...deps2, ...deps.invoicing, earlyRenders: createEarlyRenders() });
     },
     { prefix: '/v1' },

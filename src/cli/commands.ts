@@ -268,6 +268,7 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       // here, not at start, so that other commands do not load the PDF renderers.
       await import('../modules/contracts/index.ts');
       await import('../modules/dunning/index.ts');
+      await import('../modules/statements/index.ts');
       const ownMailer = !ctx.mailer && ctx.dataDir ? createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer }) : undefined;
       const mailer = ctx.mailer ?? ownMailer;
       // The renderers, booking and mailboxes the billing run needs: the server's, or this process's own.

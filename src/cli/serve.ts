@@ -6,6 +6,7 @@ import { createAuthenticator } from '../http/auth.ts';
 import { startWorker } from '../jobs/index.ts';
 import '../modules/contracts/index.ts'; // registers the contract billing run (daily task and jobs)
 import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
+import '../modules/statements/index.ts'; // registers the statement run (daily task and jobs)
 import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
 import { loadRenderers } from '../modules/invoicing/render/render-pool.ts';
 import { createMailer } from '../modules/mail/index.ts';

@@ -1,9 +1,10 @@
 import type { Timestamp } from './schema.ts';
 
-// Row types of the bookkeeping tables (migrations/0003_bookkeeping.sql).
+// Row types of the bookkeeping tables (migrations/0003_bookkeeping.sql, 0019_statement_journal.sql).
 
 export type Chart = 'SKR03' | 'SKR04';
-export type JournalDocumentType = 'invoice' | 'storno' | 'payment';
+/** commission_statement: a revenue-share statement or its cancellation (both one type; the id tells them apart). */
+export type JournalDocumentType = 'invoice' | 'storno' | 'payment' | 'commission_statement';
 /** Soll (debit) or Haben (credit). */
 export type Side = 'S' | 'H';
 

@@ -100,7 +100,7 @@ export interface CommissionAgreementProductsTable {
   product_id: string;
 }
 
-export interface CommissionTables extends CommissionLedgerTables {
+export interface CommissionTables extends CommissionLedgerTables, CommissionStatementTables {
   suppliers: SuppliersTable;
   commission_partners: CommissionPartnersTable;
   commission_agreements: CommissionAgreementsTable;
@@ -202,4 +202,84 @@ export interface CommissionLedgerTables {
   revenue_event_lines: RevenueEventLinesTable;
   commission_anchors: CommissionAnchorsTable;
   commission_entries: CommissionEntriesTable;
+}
+
+// migrations/0018_commission_statements.sql
+
+export type StatementKindColumn = 'self_billing' | 'settlement' | 'partner_invoice';
+export type StatementStatus = 'draft' | 'issued' | 'sent' | 'cancelled' | 'objected';
+export type StatementTaxNoteColumn = 'regular' | 'small_business' | 'reverse_charge' | 'private_person';
+
+/** A statement line as stored (commission_statements.lines). */
+export type StoredStatementLine = {
+  position: number;
+  agreement_id: string;
+  agreement_name: string | null;
+  customer_id: string | null;
+  customer_name: string | null;
+  contract_month: number | null;
+  percent: string;
+  basis_cents: number;
+  amount_cents: number;
+  entry_count: number;
+  period_start: string;
+  period_end: string;
+  description: string;
+};
+
+export interface CommissionStatementsTable {
+  company_id: string;
+  id: string;
+  seq: ColumnType<number, never, never>;
+  partner_id: string;
+  kind: StatementKindColumn;
+  type: ColumnType<'statement' | 'cancellation', 'statement' | 'cancellation' | undefined, 'statement' | 'cancellation'>;
+  status: StatementStatus;
+  number: string | null;
+  issue_date: string | null;
+  period_start: string;
+  period_end: string;
+  net_cents: number;
+  vat_cents: number;
+  gross_cents: number;
+  vat_rate: '19' | '0';
+  tax_note: StatementTaxNoteColumn;
+  /** Written as JSON text, read back parsed. */
+  lines: ColumnType<StoredStatementLine[], string, string>;
+  e_invoice_format: 'xrechnung' | 'zugferd' | null;
+  /** The frozen StatementDocument (statements/statement-document.ts) as JSON text; read back parsed. */
+  document: ColumnType<unknown | null, string | null, string | null>;
+  cancels_statement_id: string | null;
+  cancelled_by_id: ColumnType<string | null, string | null | undefined, string | null>;
+  objected_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  mail_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  sent_to: ColumnType<string | null, string | null | undefined, string | null>;
+  paid_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  decided_by: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CommissionStatementFilesTable {
+  company_id: string;
+  statement_id: string;
+  kind: 'pdf' | 'xml';
+  content: Buffer;
+  sha256: string;
+  created_at: Timestamp;
+}
+
+export interface CommissionStatementRunsTable {
+  company_id: string;
+  partner_id: string;
+  period_end: string;
+  statement_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface CommissionStatementTables {
+  commission_statements: CommissionStatementsTable;
+  commission_statement_files: CommissionStatementFilesTable;
+  commission_statement_runs: CommissionStatementRunsTable;
 }

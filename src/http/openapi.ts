@@ -85,6 +85,9 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     'customer_not_found',
     'product_not_found',
     'commission.agreement_not_found',
+    'commission.agreement_takes_no_attributions',
+    'commission.attribution_conflict',
+    'commission.attribution_reference_mismatch',
     'invoice_not_issuable',
     'period_locked',
     'invoice_render_failed',
@@ -126,6 +129,16 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     'commission.start_date_missing',
     'commission.tiers_empty',
   ],
+  upsertCommissionAttribution: [
+    'conflict_retry',
+    'customer_not_found',
+    'commission.agreement_not_found',
+    'commission.agreement_takes_no_attributions',
+    'commission.attribution_conflict',
+    'commission.attribution_reference_mismatch',
+    'commission.date_range_invalid',
+  ],
+  retrieveCommissionAttribution: ['commission.attribution_not_found'],
   createRevenueEvent: [
     'conflict_retry',
     'customer_not_found',
@@ -134,6 +147,9 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     'commission.revenue_lines_do_not_add_up',
   ],
   listCommissionEntries: ['commission.partner_not_found'],
+  listCommissionStatements: ['commission.partner_not_found'],
+  retrieveCommissionStatement: ['commission.statement_not_found'],
+  downloadCommissionStatementPdf: ['commission.statement_not_found'],
 };
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -175,6 +191,9 @@ const EXTRA_FIELDS: Partial<Record<ErrorCode, Record<string, object>>> = {
     },
   },
   product_not_found: { product_ref: { type: 'string' }, product_number: { type: 'string' } },
+  'commission.attribution_conflict': {
+    conflicts_with_id: { type: 'string', description: "The other partner's attribution that holds the customer in the overlapping period" },
+  },
   'commission.product_not_found': { product_numbers: { ...strings, description: 'The article numbers the company lacks, sorted' } },
   'contract.item_not_found': { item_refs: { ...strings, description: 'The item references the contract lacks, sorted' } },
   'contract.usage_period_closed': {

@@ -53,9 +53,14 @@ export const ERROR_CATALOGUE = {
   'contract.usage_period_closed': [422, 'Usage before open_from belongs to a billed period.'],
   'commission.agreement_not_found': [404, 'No agreement with this reference.'],
   'commission.agreement_partner_mismatch': [409, 'The agreement belongs to another partner; an agreement never changes its partner.'],
+  'commission.agreement_takes_no_attributions': [422, 'The agreement applies to all customers and takes no attributions.'],
   'commission.agreement_terms_frozen': [409, 'The terms of an agreement cannot change once it exists; make a new agreement and end this one with end_date.'],
   'commission.anchor_invalid': [422, 'Unknown anchor; use attribution_start or first_paid_revenue.'],
   'commission.applies_to_invalid': [422, 'Unknown applies_to; use attributed_customers or all_customers.'],
+  'commission.attribution_conflict': [409, 'Another partner holds this customer in an overlapping period; end that attribution first.'],
+  // (kontor) GET of an attribution by reference
+  'commission.attribution_not_found': [404, 'No attribution with this reference.'],
+  'commission.attribution_reference_mismatch': [409, 'The attribution reference exists for another customer or agreement.'],
   'commission.billing_mode_invalid': [422, 'Unknown billing mode; use self_billing, settlement or partner_invoice.'],
   'commission.condition_not_found': [404, 'The condition named by condition_id does not exist.'],
   'commission.creditor_number_range_exhausted': [409, 'No free creditor number is left in 70000 to 79999.'],
@@ -70,6 +75,7 @@ export const ERROR_CATALOGUE = {
   'commission.product_scope_invalid': [422, 'The product selection is invalid: name each article number once, or send null for every product.'],
   'commission.revenue_event_not_found': [404, 'reverses_ref names no revenue event of the caller (in this source).'],
   'commission.revenue_lines_do_not_add_up': [422, 'The lines do not add up to net_amount.'],
+  'commission.statement_not_found': [404, 'No issued statement with this id.'],
   'commission.start_date_missing': [422, 'The agreement needs a start_date.'],
   'commission.supplier_not_found': [404, 'The supplier to link the partner to does not exist.'],
   'commission.tax_status_invalid': [

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { balanceAgainstEntries, listEntries, partnerBalance, putAgreement, putPartner, putProduct } from './helpers.ts';
+import { balanceAgainstEntries, listEntries, partnerBalance, putAgreement, putAttribution, putPartner, putProduct } from './helpers.ts';
 
 // The ledger from invoice payments (issue 14, point 5): the bank import writes the entries
 // of every payment it books in its own transaction — pro rata of the invoice's net by the
@@ -112,5 +112,35 @@ describe('revenue share of invoice payments', () => {
     await importFile(t, camt([{ amount: '85.06', text: invoice.number, date: '2026-11-21' }], { id: 'S4', msgId: 'M4' }));
     const entries = await listEntries(t);
     assert.ok(entries.every((e) => e.agreement_id !== late));
+  });
+
+  test('an attributed customer earns from its attribution start, months counted from it', async () => {
+    await putCustomer(t, 'kunde-att', { name: 'Zugeordnet GmbH' });
+    await putPartner(t, 'partner-att');
+    const attributed = await putAgreement(t, 'att-a', {
+      partner_ref: 'partner-att',
+      start_date: '2026-01-01',
+      tiers: [
+        { from_month: 1, to_month: 1, percent: 30 },
+        { from_month: 2, to_month: null, percent: 15 },
+      ],
+    });
+    await putAttribution(t, 'att-1', { agreement_ref: 'att-a', customer: { source: 'crm', external_ref: 'kunde-att' }, start_date: '2026-11-21' });
+    const invoice = await issueInvoice(t, 'inv-att', { customer: { source: 'crm', external_ref: 'kunde-att' }, lines: lines() });
+    // Paid the day before the attribution starts: nothing under it.
+    await importFile(t, camt([{ amount: '40.00', text: invoice.number, date: '2026-11-20' }], { id: 'S5', msgId: 'M5' }));
+    assert.equal((await listEntries(t)).filter((e) => e.agreement_id === attributed).length, 0);
+    // The rest, in the attribution's first month (30 %), then a later invoice in month 2 (15 %).
+    await importFile(t, camt([{ amount: '45.06', text: invoice.number, date: '2026-11-21' }], { id: 'S6', msgId: 'M6' }));
+    const later = await issueInvoice(t, 'inv-att-2', { customer: { source: 'crm', external_ref: 'kunde-att' }, lines: lines() });
+    await importFile(t, camt([{ amount: '85.06', text: later.number, date: '2026-12-01' }], { id: 'S7', msgId: 'M7' }));
+    const entries = (await listEntries(t)).filter((e) => e.agreement_id === attributed);
+    assert.deepEqual(
+      entries.map((e) => [e.basis_cents, e.contract_month, e.percent, e.amount_cents]),
+      [
+        [3920, 1, 30, 1176],
+        [7400, 2, 15, 1110],
+      ],
+    );
   });
 });

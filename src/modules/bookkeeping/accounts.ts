@@ -7,6 +7,10 @@ import { BookkeepingError } from './bookkeeping-error.ts';
 // gross amount booked on them, which is why the export folds our explicit VAT line into
 // the revenue booking (export-datev.ts). DATEV renumbers accounts now and then; a
 // per-company override can replace this table later.
+// Revenue-share statements (german-rules §6.2, §7.2) book commission as an expense against
+// the partner's creditor account: Verkaufsprovisionen with BU-Schlüssel 9 for the 19 %
+// input VAT, and for § 13b partners the automatic accounts 3123/3125 (5923/5925), from
+// which DATEV books input and output VAT § 13b itself and fills the right UStVA lines.
 
 export type AccountPlan = {
   bank: string;
@@ -24,7 +28,28 @@ export type AccountPlan = {
   revenueNotTaxable: string;
   outputVat19: string;
   outputVat7: string;
+  /** Commission expense (Verkaufsprovisionen) of revenue-share statements. */
+  commissionExpense: string;
+  /**
+   * Commission of an EU partner, § 13b Abs. 1 UStG: DATEV automatic account "sonstige
+   * Leistungen eines im anderen EU-Land ansässigen Unternehmers 19 % VSt und 19 % USt"
+   * (UStVA Kz 46/47, 67). DATEV books both taxes from the net amount.
+   */
+  commissionReverseChargeEu: string;
+  /** Commission of a third-country partner, § 13b Abs. 2 Nr. 1 UStG: automatic account, Kz 84/85, 67. */
+  commissionReverseChargeForeign: string;
+  inputVat19: string;
+  /** Input VAT § 13b 19 % and its twin, the output VAT § 13b 19 % the company owes. */
+  inputVatReverseCharge19: string;
+  outputVatReverseCharge19: string;
 };
+
+/**
+ * DATEV BU-Schlüssel 9: 19 % Vorsteuer (german-rules §6.3). On a journal line it says the
+ * line's account is no automatic account but DATEV is to derive 19 % input VAT from the
+ * gross amount handed over — the export folds the explicit input-VAT line into it.
+ */
+export const TAX_KEY_INPUT_VAT_19 = '9';
 
 export const ACCOUNT_PLANS: Record<Chart, AccountPlan> = {
   SKR03: {
@@ -38,6 +63,12 @@ export const ACCOUNT_PLANS: Record<Chart, AccountPlan> = {
     revenueNotTaxable: '8338',
     outputVat19: '1776',
     outputVat7: '1771',
+    commissionExpense: '4760',
+    commissionReverseChargeEu: '3123',
+    commissionReverseChargeForeign: '3125',
+    inputVat19: '1576',
+    inputVatReverseCharge19: '1577',
+    outputVatReverseCharge19: '1787',
   },
   SKR04: {
     bank: '1800',
@@ -50,6 +81,12 @@ export const ACCOUNT_PLANS: Record<Chart, AccountPlan> = {
     revenueNotTaxable: '4338',
     outputVat19: '3806',
     outputVat7: '3801',
+    commissionExpense: '6770',
+    commissionReverseChargeEu: '5923',
+    commissionReverseChargeForeign: '5925',
+    inputVat19: '1406',
+    inputVatReverseCharge19: '1407',
+    outputVatReverseCharge19: '3837',
   },
 };
 
@@ -88,6 +125,49 @@ export function automaticOutputVat(plan: AccountPlan, account: string): { vatAcc
 
 export function isOutputVatAccount(plan: AccountPlan, account: string): boolean {
   return account === plan.outputVat19 || account === plan.outputVat7;
+}
+
+/**
+ * The VAT DATEV derives from a gross amount booked on `account` with `taxKey`: the output
+ * VAT of an automatic revenue account (no key), or the input VAT of BU-Schlüssel 9. Null
+ * when DATEV derives no VAT from the gross.
+ */
+export function grossDerivedVat(plan: AccountPlan, account: string, taxKey: string | null): { vatAccount: string; rate: 7 | 19 } | null {
+  if (taxKey === null) return automaticOutputVat(plan, account);
+  if (taxKey === TAX_KEY_INPUT_VAT_19) return { vatAccount: plan.inputVat19, rate: 19 };
+  return null;
+}
+
+/** Accounts whose journal lines the DATEV export hands over through a gross amount (grossDerivedVat). */
+export function isGrossDerivedVatAccount(plan: AccountPlan, account: string): boolean {
+  return isOutputVatAccount(plan, account) || account === plan.inputVat19;
+}
+
+/**
+ * For a DATEV § 13b automatic account (no key): the input and output VAT accounts DATEV
+ * books from the NET amount on it, at 19 %. Null for other accounts.
+ */
+export function automaticReverseChargeVat(
+  plan: AccountPlan,
+  account: string,
+  taxKey: string | null,
+): { inputVatAccount: string; outputVatAccount: string; rate: 19 } | null {
+  if (taxKey !== null || (account !== plan.commissionReverseChargeEu && account !== plan.commissionReverseChargeForeign)) return null;
+  return { inputVatAccount: plan.inputVatReverseCharge19, outputVatAccount: plan.outputVatReverseCharge19, rate: 19 };
+}
+
+export function isReverseChargeVatAccount(plan: AccountPlan, account: string): boolean {
+  return account === plan.inputVatReverseCharge19 || account === plan.outputVatReverseCharge19;
+}
+
+/**
+ * The creditor personal account of a revenue-share partner is its creditor number. Kontor
+ * draws 70000–79999; DATEV's creditor range is 70000–99999 (4-digit G/L accounts).
+ */
+export function creditorAccount(creditorNumber: string): string {
+  if (!/^[7-9]\d{4}$/.test(creditorNumber))
+    throw new BookkeepingError('invalid_document', `creditor number ${creditorNumber} is not a creditor account 70000–99999`);
+  return creditorNumber;
 }
 
 /** The debtor personal account of a customer is its customer number (10000–69999). */

@@ -4,7 +4,7 @@ import type { Chart } from '../../db/schema-bookkeeping.ts';
 import { zonedParts } from '../../shared/clock.ts';
 import { isCalendarDate } from '../../shared/dates.ts';
 import { exactCents } from '../../shared/money.ts';
-import { accountPlan, automaticOutputVat, isOutputVatAccount } from './accounts.ts';
+import { type AccountPlan, accountPlan, automaticReverseChargeVat, grossDerivedVat, isGrossDerivedVatAccount, isReverseChargeVatAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
 import { type JournalRow, listJournalRows, lockedUntil } from './journal.repository.ts';
@@ -21,7 +21,16 @@ import { type JournalRow, listJournalRows, lockedUntil } from './journal.reposit
 // differs from net × r / 100 by at most 0.5 cent, so the derived value lies within
 // 0.5 × 100 / (100 + r) < 0.5 cent of it (checked per booking anyway). Revenue accounts
 // without VAT (8195, 8336, 8338, 8100 and SKR04 twins) carry no key either. A journal line
-// with an explicit tax_key (statements later) hands that key over in field 9.
+// with an explicit tax_key hands that key over in field 9.
+//
+// Revenue-share statements (book-statement.ts) follow the same rule from the other side:
+// - 19 %: creditor against commission expense with BU-Schlüssel 9; the explicit input-VAT
+//   line (1576/1406) is folded into that line, which then carries the gross, and DATEV
+//   derives the input VAT from it as above (checked the same way).
+// - § 13b: creditor against the automatic account 3123/3125 (5923/5925) with the net, no
+//   key. DATEV books input VAT and output VAT § 13b of round(net × 19 %) itself, so the
+//   journal's explicit pair (1577/1787, 1407/3837) is left out — after checking it is
+//   exactly what DATEV will compute.
 
 export type DatevExportOptions = {
   from: string;
@@ -114,33 +123,36 @@ function groupByEntry(rows: JournalRow[]): JournalRow[][] {
 
 /**
  * One data line per journal line against the entry's first line (the debtor of an invoice,
- * the bank of a payment): Konto = first line's account, S/H = its side, Gegenkonto = the
- * other line's account. Output VAT lines are folded into their automatic revenue line.
+ * the bank of a payment, the creditor of a statement): Konto = first line's account, S/H =
+ * its side, Gegenkonto = the other line's account. VAT lines are handed over through the
+ * line DATEV derives them from (see the comment at the top).
  */
 function entryBookings(entry: JournalRow[]): string[][] {
   const [principal, ...others] = entry;
   if (!principal || others.length === 0) throw new BookkeepingError('not_exportable', `entry ${principal?.entry_id} has fewer than two lines`);
   const plan = accountPlan(principal.chart);
   const where = `entry ${principal.entry_id} (${principal.document_number})`;
-  if (others.some((line) => line.side === principal.side))
+  const reverseChargeVat = others.filter((line) => isReverseChargeVatAccount(plan, line.account));
+  const bookable = others.filter((line) => !isReverseChargeVatAccount(plan, line.account));
+  if (bookable.some((line) => line.side === principal.side))
     throw new BookkeepingError(
       'not_exportable',
       `${where} has several lines on the side of its first line; DATEV takes one account against one counter account`,
     );
 
-  const counters = others.filter((line) => !isOutputVatAccount(plan, line.account)).map((line) => ({ line, cents: line.amount_cents }));
-  for (const vatLine of others.filter((line) => isOutputVatAccount(plan, line.account))) {
-    const matches = counters.filter(({ line }) => line.tax_key === null && automaticOutputVat(plan, line.account)?.vatAccount === vatLine.account);
+  const counters = bookable.filter((line) => !isGrossDerivedVatAccount(plan, line.account)).map((line) => ({ line, cents: line.amount_cents }));
+  for (const vatLine of bookable.filter((line) => isGrossDerivedVatAccount(plan, line.account))) {
+    const matches = counters.filter(({ line }) => grossDerivedVat(plan, line.account, line.tax_key)?.vatAccount === vatLine.account);
     const target = matches[0];
     if (!target || matches.length > 1)
-      throw new BookkeepingError('not_exportable', `${where}: output VAT on ${vatLine.account} has no single automatic revenue account to go with`);
+      throw new BookkeepingError('not_exportable', `${where}: VAT on ${vatLine.account} has no single automatic account or tax key to go with`);
     target.cents += vatLine.amount_cents;
   }
   for (const { line, cents } of counters) {
-    const automatic = line.tax_key === null ? automaticOutputVat(plan, line.account) : null;
-    if (!automatic) continue;
+    const derivedVat = grossDerivedVat(plan, line.account, line.tax_key);
+    if (!derivedVat) continue;
     // DATEV derives the tax from the gross with half-up rounding; it must meet the booked tax.
-    const rate = BigInt(automatic.rate);
+    const rate = BigInt(derivedVat.rate);
     const gross = exactCents(cents);
     const derived = (2n * gross * rate + (100n + rate)) / (2n * (100n + rate));
     if (gross - derived !== exactCents(line.amount_cents))
@@ -149,6 +161,12 @@ function entryBookings(entry: JournalRow[]): string[][] {
         `${where}: DATEV would split ${amount(cents)} on ${line.account} into a different net than ${amount(line.amount_cents)}`,
       );
   }
+  checkReverseChargeVat(
+    plan,
+    where,
+    counters.map(({ line }) => line),
+    reverseChargeVat,
+  );
 
   return counters.map(({ line, cents }) => {
     const fields = new Array<string>(DATEV_COLUMN_COUNT).fill('');
@@ -168,6 +186,30 @@ function entryBookings(entry: JournalRow[]): string[][] {
     if (principal.service_date !== null) set(COLUMN.leistungsdatum, ttmmjjjj(principal.service_date));
     return fields;
   });
+}
+
+/**
+ * The § 13b VAT lines are left out of the file: DATEV books them itself from the net on the
+ * § 13b automatic account. So they must be exactly what DATEV computes — one input-VAT line
+ * on the side of that account and one output-VAT line on the other, each round half up(net
+ * × 19 %) — and an automatic § 13b account never goes without them.
+ */
+function checkReverseChargeVat(plan: AccountPlan, where: string, counters: JournalRow[], vatLines: JournalRow[]): void {
+  const automatic = counters.filter((line) => automaticReverseChargeVat(plan, line.account, line.tax_key) !== null);
+  if (automatic.length === 0 && vatLines.length === 0) return;
+  const [base] = automatic;
+  const vat = base ? automaticReverseChargeVat(plan, base.account, base.tax_key) : null;
+  if (!base || !vat || automatic.length > 1)
+    throw new BookkeepingError('not_exportable', `${where}: § 13b VAT needs exactly one § 13b automatic account to go with`);
+  const rate = BigInt(vat.rate);
+  const tax = Number((2n * exactCents(base.amount_cents) * rate + 100n) / 200n);
+  const expected = tax === 0 ? [] : [`${vat.inputVatAccount}/${base.side}/${tax}`, `${vat.outputVatAccount}/${base.side === 'S' ? 'H' : 'S'}/${tax}`];
+  const found = vatLines.map((line) => `${line.account}/${line.side}/${line.amount_cents}`);
+  if (found.sort().join() !== expected.sort().join())
+    throw new BookkeepingError(
+      'not_exportable',
+      `${where}: the § 13b VAT lines (${found.join(', ') || 'none'}) are not what DATEV books from ${amount(base.amount_cents)} on ${base.account} (${expected.join(', ') || 'none'})`,
+    );
 }
 
 /** yyyyMMddHHmmssSSS in the company's time zone. */

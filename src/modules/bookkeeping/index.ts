@@ -1,7 +1,8 @@
 // Bookkeeping: the booking journal (SKR03/SKR04) and the DATEV Buchungsstapel export.
-export { ACCOUNT_PLANS, type AccountPlan, accountPlan, debtorAccount } from './accounts.ts';
+export { ACCOUNT_PLANS, type AccountPlan, accountPlan, creditorAccount, debtorAccount } from './accounts.ts';
 export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLines } from './book-invoice.ts';
 export { bookPayments, type PaymentToBook, paymentJournalLines } from './book-payments.ts';
+export { bookStatement, statementJournalLines } from './book-statement.ts';
 export { BookkeepingError, type BookkeepingErrorCode } from './bookkeeping-error.ts';
 export { createDatevExport, type DatevExport, type DatevExportOptions, exportDatevBuchungsstapel } from './export-datev.ts';
 export { lockedUntil } from './journal.repository.ts';

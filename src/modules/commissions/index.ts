@@ -4,16 +4,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../../http/route-deps.ts';
 import { registerCommissionAgreementRoutes } from './agreements.routes.ts';
+import { registerCommissionAttributionRoutes } from './attributions.routes.ts';
 import { registerCommissionEntryRoutes } from './entries.routes.ts';
 import { registerCommissionPartnerRoutes } from './partners.routes.ts';
 import { registerRevenueEventRoutes } from './revenue-events.routes.ts';
 
 export { agreementView } from './agreement-view.ts';
-export { accrueInvoicePayments, type InvoicePaymentShare } from './ledger/accrue-payments.ts';
 export { findAgreementByRef } from './agreements.repository.ts';
+export { attributeInvoiceCustomer, type InvoiceAttribution } from './attribute-invoice-customer.ts';
+export { type AttributionView, attributionView } from './attribution-view.ts';
+export { AttributionDecisionError, confirmAttribution, type DecidedAttribution, rejectAttribution } from './decide-attribution.ts';
+export { partnerListQuery } from './entries.schemas.ts';
+export { accrueInvoicePayments, type InvoicePaymentShare } from './ledger/accrue-payments.ts';
+export { applyBalanceDeltas, BalanceDeltas } from './ledger/balances.ts';
+export { decodeSeqCursor, encodeSeqCursor, listedPartner, type PartnerListQuery } from './list-entries.ts';
 export { partnerView } from './partner-view.ts';
 export { findPartnerByRef } from './partners.repository.ts';
 export { upsertCommissionAgreement } from './upsert-agreement.ts';
+export { upsertCommissionAttribution } from './upsert-attribution.ts';
 export { upsertCommissionPartner } from './upsert-partner.ts';
 export { registerCommissionAgreementRoutes, registerCommissionPartnerRoutes };
 
@@ -21,6 +29,7 @@ export { registerCommissionAgreementRoutes, registerCommissionPartnerRoutes };
 export function registerCommissionRoutes(app: FastifyInstance, deps: RouteDeps) {
   registerCommissionPartnerRoutes(app, deps);
   registerCommissionAgreementRoutes(app, deps);
+  registerCommissionAttributionRoutes(app, deps);
   registerRevenueEventRoutes(app, deps);
   registerCommissionEntryRoutes(app, deps);
 }

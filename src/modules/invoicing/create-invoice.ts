@@ -1,6 +1,7 @@
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { attributeInvoiceCustomer } from '../commissions/index.ts';
 import { findCustomerByRef } from '../customers/index.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { EarlyRender } from './early-render.ts';
@@ -85,8 +86,15 @@ async function createOnce(
       .executeTakeFirst();
     if (taken) throw new AppError('invoice_external_ref_exists', { invoice_id: taken.id });
     if (!customer) throw new AppError('customer_not_found');
-    // Revenue-share agreements come with the revenue-share work; until then none exists.
-    if (body.attribution) throw new AppError('commission.agreement_not_found');
+    // interface §4 rule 4: in this transaction, so a refusal creates no invoice and leaves the key unused.
+    if (body.attribution) {
+      await attributeInvoiceCustomer(trx, deps.clock, companyId, {
+        customer: { id: customer.id, name: customer.name, source: body.customer.source },
+        partnerRef: body.attribution.partner_ref,
+        agreementRef: body.attribution.agreement_ref,
+        invoiceRef: body.external_ref,
+      });
+    }
     const lines = await resolveLines(trx, companyId, body);
     const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
     const invoiceId = newId('inv');

@@ -60,11 +60,18 @@ export function warmUpEInvoice(): void {
 }
 
 /** Renders the CII XML for a profile; throws if the mapped data breaks the library's schema. */
-export async function renderCii(doc: InvoiceDocument, profile: EInvoiceProfile): Promise<Buffer> {
-  const data: Invoice = toInvoiceData(doc, profile);
+export function renderCii(doc: InvoiceDocument, profile: EInvoiceProfile): Promise<Buffer> {
+  return renderCiiData(toInvoiceData(doc, profile), profile);
+}
+
+/**
+ * The CII of invoice data already mapped (also used by revenue-share statements, whose
+ * self-billed invoices map their own data); throws if the data breaks the library's schema.
+ */
+export async function renderCiiData(data: Invoice, profile: EInvoiceProfile): Promise<Buffer> {
   const validate = getValidator();
   if (!validate(data)) {
-    throw new Error(`e-invoice data for ${doc.number} is invalid: ${JSON.stringify(validate.errors)}`);
+    throw new Error(`e-invoice data for ${data['ubl:Invoice']['cbc:ID']} is invalid: ${JSON.stringify(validate.errors)}`);
   }
   const service = getService(profile);
   service.fillInvoiceDefaults(data);

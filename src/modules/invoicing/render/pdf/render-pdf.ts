@@ -22,7 +22,7 @@ export type RenderPdfOptions = {
 };
 
 /** A fixed instant derived from the document, so the same snapshot gives the same bytes. */
-export function documentInstant(doc: InvoiceDocument): Date {
+export function documentInstant(doc: Pick<InvoiceDocument, 'issueDate'>): Date {
   return new Date(`${doc.issueDate}T00:00:00.000Z`);
 }
 
@@ -59,6 +59,16 @@ export function createA4Pdf(options: { title: string; date: string; pdfA?: boole
   });
 }
 
+/** PDF/A wants every Info entry mirrored in the XMP; pdfkit writes only the creation date (also used by statements). */
+export function appendXmpDates(pdf: PDFKit.PDFDocument, at: Date): void {
+  const modified = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  pdf.appendXML(`
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
+            <xmp:ModifyDate>${modified}</xmp:ModifyDate>
+            <xmp:MetadataDate>${modified}</xmp:MetadataDate>
+        </rdf:Description>`);
+}
+
 /** The bytes of a pdfkit document once it ends (also used by dunning notices). */
 export function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -74,17 +84,7 @@ export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfO
   const pdf = createA4Pdf({ title: `${documentTitle(doc)} ${doc.number}`, date: doc.issueDate, pdfA });
   const done = collect(pdf);
   registerFonts(pdf);
-  if (pdfA) {
-    // PDF/A wants every Info entry mirrored in the XMP; pdfkit writes only the creation date.
-    const modified = documentInstant(doc)
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z');
-    pdf.appendXML(`
-        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
-            <xmp:ModifyDate>${modified}</xmp:ModifyDate>
-            <xmp:MetadataDate>${modified}</xmp:MetadataDate>
-        </rdf:Description>`);
-  }
+  if (pdfA) appendXmpDates(pdf, documentInstant(doc));
   // The footer first: how much room it takes decides where the body of every page ends.
   const footer = layoutFooter(pdf, doc.seller);
   const flow = createFlow(pdf, footer.bodyBottom, (page) => drawContinuationHead(page, doc));

@@ -1,0 +1,237 @@
+import { sql } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+import { inTransaction, type Trx } from '../../db/transaction.ts';
+import { recordEvent } from '../../jobs/index.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+import { bookStatement } from '../bookkeeping/index.ts';
+import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
+import type { CompanyRow } from '../invoicing/build-document.ts';
+import type { Mailer } from '../mail/index.ts';
+import type { PartnerRow } from './build-statement.ts';
+import { mailStatement } from './deliver-statement.ts';
+import { issueStatement } from './issue-statement.ts';
+import type { StatementDocument } from './statement-document.ts';
+import type { StatementRow, StatementView } from './statement-view.ts';
+import { findStatement, viewsOf } from './statements.repository.ts';
+
+// The person-side steps of a statement (design §2 `kontor admin statement …`, §7): issue a
+// draft, send, cancel (a cancelling statement; the entries are open again), record an
+// objection to a Gutschrift (the entries are open again and the partner gets requests to
+// invoice from now on), mark paid (entries paid, balance moved). Each in one transaction
+// with its booking and event; a refusal is a StatementError with one sentence.
+
+export class StatementError extends Error {}
+
+type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined };
+export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
+
+async function context(trx: Trx, statementId: string) {
+  const statement = await findStatement(trx, null, statementId, true);
+  if (!statement) throw new StatementError(`no statement ${statementId}`);
+  const company = (await trx.selectFrom('companies').selectAll().where('id', '=', statement.company_id).executeTakeFirstOrThrow()) as CompanyRow;
+  const partner = (await trx
+    .selectFrom('commission_partners')
+    .selectAll()
+    .where('company_id', '=', company.id)
+    .where('id', '=', statement.partner_id)
+    .forUpdate()
+    .executeTakeFirstOrThrow()) as PartnerRow;
+  return { statement, company, partner };
+}
+
+async function view(trx: Trx, row: StatementRow): Promise<StatementView> {
+  return (await viewsOf(trx, row.company_id, [row]))[0] as StatementView;
+}
+
+/** Moves the statement's entries from one status to another (or back to open) and the balance with them. */
+async function moveEntries(trx: Trx, statement: StatementRow, from: 'statemented', to: 'open' | 'paid', now: Date): Promise<void> {
+  const moved = await trx
+    .updateTable('commission_entries')
+    .set({ status: to, ...(to === 'open' ? { statement_id: null } : {}), updated_at: now })
+    .where('company_id', '=', statement.company_id)
+    .where('statement_id', '=', statement.id)
+    .where('status', '=', from)
+    .returning(['amount_cents'])
+    .execute();
+  const total = moved.reduce((sum, row) => sum + BigInt(row.amount_cents), 0n);
+  const deltas = new BalanceDeltas();
+  deltas.add(statement.partner_id, from, -total);
+  deltas.add(statement.partner_id, to, total);
+  await applyBalanceDeltas(trx, statement.company_id, deltas);
+}
+
+export function issueDraftStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+  return inTransaction(deps.db, async (trx) => {
+    const { statement, company, partner } = await context(trx, statementId);
+    if (statement.status !== 'draft') return { statement: await view(trx, statement), changed: false };
+    const now = deps.clock.now();
+    const issued = await issueStatement(trx, { company, partner, statement, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
+    return { statement: await view(trx, issued), changed: true };
+  });
+}
+
+export async function sendStatement(deps: Deps, statementId: string): Promise<DecidedStatement> {
+  const statement = await findStatement(deps.db, null, statementId);
+  if (!statement) throw new StatementError(`no statement ${statementId}`);
+  if (statement.status === 'draft') throw new StatementError(`statement ${statementId} is a draft: issue it first`);
+  if (statement.status === 'cancelled' || statement.status === 'objected')
+    throw new StatementError(`statement ${statement.number} is ${statement.status} and is not sent`);
+  const partner = await deps.db.selectFrom('commission_partners').select('email').where('id', '=', statement.partner_id).executeTakeFirstOrThrow();
+  if (!partner.email) throw new StatementError(`the partner of statement ${statement.number} has no e-mail address`);
+  const outcome = await mailStatement({ db: deps.db, clock: deps.clock, mailer: deps.mailer }, statement.company_id, statementId);
+  const after = (await findStatement(deps.db, null, statementId)) as StatementRow;
+  return { statement: (await viewsOf(deps.db, after.company_id, [after]))[0] as StatementView, changed: outcome === 'sent' };
+}
+
+/**
+ * Cancels a statement: a draft is discarded; an issued or sent one gets a cancelling
+ * statement with its own number, booked as the mirror. Either way its entries are open
+ * again. A paid statement is not cancelled (the money has gone).
+ */
+export function cancelStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+  return inTransaction(deps.db, async (trx) => {
+    const { statement, company, partner } = await context(trx, statementId);
+    if (statement.type === 'cancellation') throw new StatementError(`statement ${statement.number} cancels another one and cannot be cancelled itself`);
+    if (statement.status === 'cancelled' || statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
+    if (statement.paid_at) throw new StatementError(`statement ${statement.number} is paid and cannot be cancelled`);
+    const now = deps.clock.now();
+    await moveEntries(trx, statement, 'statemented', 'open', now);
+    if (statement.status === 'draft') {
+      const discarded = await trx
+        .updateTable('commission_statements')
+        .set({ status: 'cancelled', decided_by: by, updated_at: now })
+        .where('company_id', '=', company.id)
+        .where('id', '=', statement.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { statement: await view(trx, discarded), changed: true };
+    }
+    const cancellationId = newId('cst');
+    const negated = statement.lines.map((line) => ({ ...line, basis_cents: -line.basis_cents, amount_cents: -line.amount_cents }));
+    const draft = (await trx
+      .insertInto('commission_statements')
+      .values({
+        company_id: company.id,
+        id: cancellationId,
+        partner_id: statement.partner_id,
+        kind: statement.kind,
+        type: 'cancellation',
+        status: 'draft',
+        number: null,
+        issue_date: null,
+        period_start: statement.period_start,
+        period_end: statement.period_end,
+        net_cents: -statement.net_cents,
+        vat_cents: -statement.vat_cents,
+        gross_cents: -statement.gross_cents,
+        vat_rate: statement.vat_rate,
+        tax_note: statement.tax_note,
+        lines: JSON.stringify(negated),
+        e_invoice_format: statement.e_invoice_format,
+        document: null,
+        cancels_statement_id: statement.id,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()) as StatementRow;
+    const cancellation = await issueStatement(trx, { company, partner, statement: draft, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
+    const cancelled = (await trx
+      .updateTable('commission_statements')
+      .set({ status: 'cancelled', cancelled_by_id: cancellationId, decided_by: by, updated_at: now })
+      .where('company_id', '=', company.id)
+      .where('id', '=', statement.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as StatementRow;
+    const cancelledView = await view(trx, cancelled);
+    await recordEvent(trx, { companyId: company.id, type: 'commission_statement.cancelled', subjectId: statement.id, data: cancelledView, createdAt: now });
+    return { statement: cancelledView, changed: true, cancellation: await view(trx, cancellation) };
+  });
+}
+
+/**
+ * Records the partner's objection to a Gutschrift (§ 14 Abs. 2 Satz 3 UStG: the
+ * self-billed invoice loses its effect): the statement is `objected`, its booking reversed,
+ * its entries open again, and the partner marked objected, so the next statements ask the
+ * partner to invoice.
+ */
+export function objectToStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+  return inTransaction(deps.db, async (trx) => {
+    const { statement, company, partner } = await context(trx, statementId);
+    if (statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
+    if (statement.kind !== 'self_billing' || statement.type !== 'statement')
+      throw new StatementError(`statement ${statement.number ?? statement.id} is no Gutschrift; only a self-billed invoice can be objected to`);
+    if (statement.status !== 'issued' && statement.status !== 'sent')
+      throw new StatementError(`statement ${statement.number ?? statement.id} is ${statement.status}; only an issued Gutschrift can be objected to`);
+    if (statement.paid_at)
+      throw new StatementError(`statement ${statement.number} is paid; record the objection with the partner's own invoice and a refund instead`);
+    const now = deps.clock.now();
+    await moveEntries(trx, statement, 'statemented', 'open', now);
+    const doc = statement.document as StatementDocument;
+    // The booking is reversed under the statement's number (the mirror of its journal entry).
+    await bookStatement(
+      trx,
+      company.id,
+      company.chart,
+      {
+        ...doc,
+        type: 'cancellation',
+        precedingStatement: { number: doc.number, issueDate: doc.issueDate },
+        issueDate: deps.clock.today(company.timezone),
+        totals: { net: negate(doc.totals.net), vat: negate(doc.totals.vat), gross: negate(doc.totals.gross) },
+        lines: doc.lines.map((line) => ({ ...line, basis: negate(line.basis), amount: negate(line.amount) })),
+      },
+      `${statement.id}.objection`,
+    );
+    const objected = (await trx
+      .updateTable('commission_statements')
+      .set({ status: 'objected', objected_at: now, decided_by: by, updated_at: now })
+      .where('company_id', '=', company.id)
+      .where('id', '=', statement.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as StatementRow;
+    await trx
+      .updateTable('commission_partners')
+      .set({ self_billing_objected_at: now, updated_at: now })
+      .where('company_id', '=', company.id)
+      .where('id', '=', partner.id)
+      .execute();
+    const objectedView = await view(trx, objected);
+    await recordEvent(trx, { companyId: company.id, type: 'commission_statement.objected', subjectId: statement.id, data: objectedView, createdAt: now });
+    return { statement: objectedView, changed: true };
+  });
+}
+
+/** Marks an issued statement paid (the payout left): its entries paid, the balance moved from statemented to paid. */
+export function markStatementPaid(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+  return inTransaction(deps.db, async (trx) => {
+    const { statement, company } = await context(trx, statementId);
+    if (statement.paid_at) return { statement: await view(trx, statement), changed: false };
+    if (statement.type !== 'statement' || (statement.status !== 'issued' && statement.status !== 'sent'))
+      throw new StatementError(
+        `statement ${statement.number ?? statement.id} is ${statement.type === 'statement' ? statement.status : 'a cancellation'} and cannot be paid`,
+      );
+    const now = deps.clock.now();
+    await moveEntries(trx, statement, 'statemented', 'paid', now);
+    const paid = (await trx
+      .updateTable('commission_statements')
+      .set({ paid_at: now, decided_by: by, updated_at: now })
+      .where('company_id', '=', company.id)
+      .where('id', '=', statement.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as StatementRow;
+    const paidView = await view(trx, paid);
+    await recordEvent(trx, { companyId: company.id, type: 'commission_statement.paid', subjectId: statement.id, data: paidView, createdAt: now });
+    return { statement: paidView, changed: true };
+  });
+}
+
+function negate(amount: string): string {
+  return amount.startsWith('-') ? amount.slice(1) : amount === '0.00' ? amount : `-${amount}`;
+}
+
+// For tests and the CLI: statement ids of a company, newest first.
+export function statementIds(db: Database, companyId: string) {
+  return db.selectFrom('commission_statements').select(['id', 'number', 'status']).where('company_id', '=', companyId).orderBy(sql`seq desc`).execute();
+}

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../../db/connection.ts';
+import type { SmtpSettings } from '../../db/schema.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { defineJob, PermanentJobError, recordEvent } from '../../jobs/index.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { pauseAt } from '../../shared/pause-at.ts';
+import type { Mailer } from '../mail/index.ts';
+import { renderStatementDocuments } from './render/index.ts';
+import type { StatementDocument } from './statement-document.ts';
+import { statementMail } from './statement-mail.ts';
+import { statementView } from './statement-view.ts';
+
+// Job `statements.deliver`, committed with the issued statement: renders its PDF (and
+// e-invoice) from the frozen document and stores them once, then — when asked and the
+// partner has an e-mail — mails them from the company's mailbox once: mail_started_at is
+// committed before the mail leaves; after a crash the outbox tells whether it left (over
+// SMTP it counts as sent, unconfirmed, and is not mailed again). Then, in one transaction,
+// the statement is `sent` with `commission_statement.sent`.
+
+export type DeliverStatementPayload = { statement_id: string; send: boolean };
+
+export type StatementFiles = { pdf: Buffer; xml: Buffer | null };
+
+/** The stored files of a numbered statement, rendered and stored first when missing; null for a draft. */
+export async function statementFiles(db: Database, companyId: string, statementId: string): Promise<StatementFiles | null> {
+  const stored = await db
+    .selectFrom('commission_statement_files')
+    .select(['kind', 'content'])
+    .where('company_id', '=', companyId)
+    .where('statement_id', '=', statementId)
+    .execute();
+  const pdf = stored.find((f) => f.kind === 'pdf')?.content;
+  if (pdf) return { pdf: Buffer.from(pdf), xml: stored.find((f) => f.kind === 'xml')?.content ?? null };
+  const row = await db
+    .selectFrom('commission_statements')
+    .select('document')
+    .where('company_id', '=', companyId)
+    .where('id', '=', statementId)
+    .executeTakeFirst();
+  const doc = row?.document as StatementDocument | null | undefined;
+  if (!doc) return null;
+  const files = await renderStatementDocuments(doc);
+  await pauseAt('statement-render.before-store');
+  const now = new Date();
+  const rows = [{ kind: 'pdf' as const, content: files.pdf }, ...(files.xml ? [{ kind: 'xml' as const, content: files.xml }] : [])].map((file) => ({
+    company_id: companyId,
+    statement_id: statementId,
+    kind: file.kind,
+    content: file.content,
+    sha256: createHash('sha256').update(file.content).digest('hex'),
+    created_at: now,
+  }));
+  // Another process stored them first: theirs are the same bytes (a pure function of the document).
+  await db
+    .insertInto('commission_statement_files')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['company_id', 'statement_id', 'kind']).doNothing())
+    .execute();
+  return files;
+}
+
+export function statementMessageId(companyId: string, statementId: string): string {
+  return `<${statementId}.${companyId.replace(/[^A-Za-z0-9_-]+/g, '-')}@kontor>`;
+}
+
+export type DeliverOutcome = 'sent' | 'stored' | 'unchanged';
+
+/** Mails an issued statement once (see above); the admin `send` uses it too. */
+export async function mailStatement(
+  deps: { db: Database; clock: Clock; mailer: Mailer | undefined },
+  companyId: string,
+  statementId: string,
+): Promise<DeliverOutcome> {
+  const { db, clock } = deps;
+  const row = await db
+    .selectFrom('commission_statements as s')
+    .innerJoin('companies as c', 'c.id', 's.company_id')
+    .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 's.company_id').onRef('p.id', '=', 's.partner_id'))
+    .select([
+      's.status',
+      's.document',
+      's.mail_started_at',
+      'c.name as company_name',
+      'c.email as company_email',
+      'c.smtp as company_smtp',
+      'p.email as partner_email',
+    ])
+    .where('s.company_id', '=', companyId)
+    .where('s.id', '=', statementId)
+    .executeTakeFirst();
+  if (!row) throw new PermanentJobError(`no statement ${statementId}`);
+  const files = await statementFiles(db, companyId, statementId);
+  if (!files) throw new PermanentJobError(`statement ${statementId} is a draft`);
+  if (row.status !== 'issued') return 'unchanged';
+  const doc = row.document as StatementDocument;
+  if (!row.partner_email) return 'stored';
+  const mailer = deps.mailer;
+  if (!mailer) throw new Error('this process runs jobs without a mailer (JobDeps.mailer); the statement waits for one that has it');
+  const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.company_smtp as SmtpSettings | null };
+  const messageId = statementMessageId(companyId, statementId);
+  const to = row.partner_email;
+  if (row.mail_started_at) {
+    const left = await mailer.holds(company, messageId);
+    if (left !== false) return recordSent(deps, companyId, statementId, to);
+  }
+  await db
+    .updateTable('commission_statements')
+    .set({ mail_started_at: clock.now() })
+    .where('company_id', '=', companyId)
+    .where('id', '=', statementId)
+    .execute();
+  await pauseAt('statement-mail.before-send');
+  const outcome = await mailer.send(company, { ...statementMail({ ...doc, partner: { ...doc.partner, email: to } }, files), messageId });
+  await pauseAt('statement-mail.after-send');
+  if (!outcome.ok) {
+    await db.updateTable('commission_statements').set({ mail_started_at: null }).where('company_id', '=', companyId).where('id', '=', statementId).execute();
+    const reason = `${outcome.error.code}: ${outcome.error.message}`;
+    throw outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
+  }
+  return recordSent(deps, companyId, statementId, to);
+}
+
+async function recordSent(deps: { db: Database; clock: Clock }, companyId: string, statementId: string, to: string): Promise<DeliverOutcome> {
+  const now = deps.clock.now();
+  return inTransaction(deps.db, async (trx) => {
+    const sent = await trx
+      .updateTable('commission_statements')
+      .set({ status: 'sent', sent_at: now, sent_to: to, updated_at: now })
+      .where('company_id', '=', companyId)
+      .where('id', '=', statementId)
+      .where('status', '=', 'issued')
+      .returningAll()
+      .executeTakeFirst();
+    if (!sent) return 'unchanged';
+    const partner = await trx
+      .selectFrom('commission_partners')
+      .select('name')
+      .where('company_id', '=', companyId)
+      .where('id', '=', sent.partner_id)
+      .executeTakeFirstOrThrow();
+    const kinds = await trx
+      .selectFrom('commission_statement_files')
+      .select('kind')
+      .where('company_id', '=', companyId)
+      .where('statement_id', '=', statementId)
+      .execute();
+    await recordEvent(trx, {
+      companyId,
+      type: 'commission_statement.sent',
+      subjectId: statementId,
+      data: statementView(sent, { partnerName: partner.name, hasPdf: kinds.some((k) => k.kind === 'pdf'), hasXml: kinds.some((k) => k.kind === 'xml') }),
+      createdAt: now,
+    });
+    return 'sent';
+  });
+}
+
+defineJob<DeliverStatementPayload>({
+  name: 'statements.deliver',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['statement_id', 'send'],
+    properties: { statement_id: { type: 'string', pattern: '^cst_[0-9a-z]{26}$' }, send: { type: 'boolean' } },
+  },
+  async handler({ db, clock, job, mailer }) {
+    const companyId = job.company_id;
+    if (!companyId) throw new Error('the job names no company');
+    if (job.payload.send) await mailStatement({ db, clock, mailer }, companyId, job.payload.statement_id);
+    else await statementFiles(db, companyId, job.payload.statement_id);
+  },
+});

@@ -1,0 +1,15 @@
+// Revenue-share statements (issue 14, point 6): the statement run, issuing, documents,
+// mail and the person-side steps. Builds on commissions (the ledger), bookkeeping, mail.
+
+import './statement-run.ts'; // the daily task and its jobs
+
+export {
+  cancelStatement,
+  type DecidedStatement,
+  issueDraftStatement,
+  markStatementPaid,
+  objectToStatement,
+  StatementError,
+  sendStatement,
+} from './decide-statement.ts';
+export { registerCommissionStatementRoutes } from './statements.routes.ts';

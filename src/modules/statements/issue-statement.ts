@@ -1,0 +1,102 @@
+import { drawNumberInTransaction } from '../../db/number-ranges.ts';
+import type { Trx } from '../../db/transaction.ts';
+import { enqueueJob, recordEvent } from '../../jobs/index.ts';
+import { formatNumberPattern } from '../../shared/number-pattern.ts';
+import { bookStatement } from '../bookkeeping/index.ts';
+import type { CompanyRow } from '../invoicing/build-document.ts';
+import { buildStatementDocument, type PartnerRow } from './build-statement.ts';
+import type { StatementKind } from './statement-document.ts';
+import { type StatementRow, statementView } from './statement-view.ts';
+
+// Issuing a statement (from the run, or a draft by a person): its number from the kind's
+// own gapless range, the frozen document, the booking against the partner's creditor
+// account, the event and the job that renders, stores and mails it — one transaction.
+
+export const DELIVER_STATEMENT_JOB = 'statements.deliver';
+
+/** Self-billed invoices (and their cancellations) GS-{yyyy}-{seq:5}; other statements AB-{yyyy}-{seq:5}. */
+export function statementNumberPattern(kind: StatementKind): string {
+  return kind === 'self_billing' ? 'GS-{yyyy}-{seq:5}' : 'AB-{yyyy}-{seq:5}';
+}
+
+export class StatementNumbersExhausted extends Error {}
+
+export async function drawStatementNumber(trx: Trx, companyId: string, kind: StatementKind, issueDate: string): Promise<string> {
+  const prefix = kind === 'self_billing' ? 'GS' : 'AB';
+  const seq = await drawNumberInTransaction(trx, companyId, { key: `statement-${prefix}:${issueDate.slice(0, 4)}`, first: 1, last: 99_999 });
+  if (seq === null) throw new StatementNumbersExhausted(`no ${prefix} statement number left for ${issueDate.slice(0, 4)}`);
+  return formatNumberPattern(statementNumberPattern(kind), issueDate, seq);
+}
+
+/**
+ * Numbers and books a draft statement, freezes its document, records
+ * `commission_statement.issued` and the delivery job. Returns the issued row.
+ */
+export async function issueStatement(
+  trx: Trx,
+  input: { company: CompanyRow; partner: PartnerRow; statement: StatementRow; issueDate: string; now: Date; decidedBy?: string | null },
+): Promise<StatementRow> {
+  const { company, partner, statement, issueDate, now } = input;
+  const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
+  let preceding: { number: string; issueDate: string } | null = null;
+  if (statement.cancels_statement_id) {
+    const cancelled = await trx
+      .selectFrom('commission_statements')
+      .select(['number', 'issue_date'])
+      .where('company_id', '=', company.id)
+      .where('id', '=', statement.cancels_statement_id)
+      .executeTakeFirstOrThrow();
+    preceding = { number: cancelled.number as string, issueDate: cancelled.issue_date as string };
+  }
+  const doc = buildStatementDocument(
+    company,
+    partner,
+    {
+      kind: statement.kind,
+      type: statement.type,
+      number,
+      issueDate,
+      period: { start: statement.period_start, end: statement.period_end },
+      lines: statement.lines,
+      vatRate: statement.vat_rate === '19' ? 19 : 0,
+      taxNote: statement.tax_note,
+      totals: { net: Number(statement.net_cents), vat: Number(statement.vat_cents), gross: Number(statement.gross_cents) },
+      eInvoice: statement.e_invoice_format,
+      precedingStatement: preceding,
+    },
+    // The payout account is set by a person in the app (issue 15); until then none is printed.
+    { iban: null },
+  );
+  const issued = await trx
+    .updateTable('commission_statements')
+    .set({
+      status: 'issued',
+      number,
+      issue_date: issueDate,
+      document: JSON.stringify(doc),
+      updated_at: now,
+      ...(input.decidedBy ? { decided_by: input.decidedBy } : {}),
+    })
+    .where('company_id', '=', company.id)
+    .where('id', '=', statement.id)
+    .where('status', '=', 'draft')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  // A request to invoice is no accounting document: the partner's own invoice is booked when it comes.
+  if (statement.kind !== 'partner_invoice') await bookStatement(trx, company.id, company.chart, doc, statement.id);
+  await recordEvent(trx, {
+    companyId: company.id,
+    type: 'commission_statement.issued',
+    subjectId: statement.id,
+    data: statementView(issued, { partnerName: partner.name, hasPdf: false, hasXml: false }),
+    createdAt: now,
+  });
+  await enqueueJob(trx, {
+    name: DELIVER_STATEMENT_JOB,
+    companyId: company.id,
+    payload: { statement_id: statement.id, send: partner.email !== null },
+    runAt: now,
+    dedupeKey: `${DELIVER_STATEMENT_JOB}:${company.id}:${statement.id}`,
+  });
+  return issued;
+}

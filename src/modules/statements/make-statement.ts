@@ -1,0 +1,124 @@
+import { sql } from 'kysely';
+import type { Trx } from '../../db/transaction.ts';
+import { RetryTransaction } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
+import type { CompanyRow } from '../invoicing/build-document.ts';
+import { type EntryForStatement, type PartnerRow, statementLines, statementTotals } from './build-statement.ts';
+import { issueStatement } from './issue-statement.ts';
+import { statementEInvoice, statementKind, statementTax } from './statement-terms.ts';
+import type { StatementRow } from './statement-view.ts';
+
+// The statement run's work for one partner and one closed cadence period (design §6), in
+// the caller's transaction: the partner's open entries paid up to the period's end go on
+// one statement when they reach the minimum payout (else they wait for the next period);
+// the entries become `statemented`, the balance moves from open to statemented, and the
+// statement is issued at once unless the company reviews statements (then a draft). A
+// run row per partner and period makes the run idempotent.
+
+export type MadeStatement = { outcome: 'made'; statement: StatementRow } | { outcome: 'below_minimum' | 'nothing_open' | 'done_before' };
+
+export async function makeStatement(
+  trx: Trx,
+  input: { company: CompanyRow; partnerId: string; period: { start: string; end: string }; issueDate: string; now: Date },
+): Promise<MadeStatement> {
+  const { company, period, now } = input;
+  const partner = (await trx
+    .selectFrom('commission_partners')
+    .selectAll()
+    .where('company_id', '=', company.id)
+    .where('id', '=', input.partnerId)
+    .forUpdate()
+    .executeTakeFirstOrThrow()) as PartnerRow;
+  const done = await trx
+    .selectFrom('commission_statement_runs')
+    .select('statement_id')
+    .where('company_id', '=', company.id)
+    .where('partner_id', '=', partner.id)
+    .where('period_end', '=', period.end)
+    .executeTakeFirst();
+  if (done) return { outcome: 'done_before' };
+
+  const entries = (await trx
+    .selectFrom('commission_entries as e')
+    .innerJoin('commission_agreements as a', (join) => join.onRef('a.company_id', '=', 'e.company_id').onRef('a.id', '=', 'e.agreement_id'))
+    .leftJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'e.company_id').onRef('c.id', '=', 'e.customer_id'))
+    .select([
+      'e.id',
+      'e.agreement_id',
+      'a.name as agreement_name',
+      'a.external_ref as agreement_ref',
+      'e.customer_id',
+      'c.name as customer_name',
+      'e.contract_month',
+      'e.percent',
+      'e.basis_cents',
+      'e.amount_cents',
+      'e.paid_on',
+      'e.service_period_start',
+    ])
+    .where('e.company_id', '=', company.id)
+    .where('e.partner_id', '=', partner.id)
+    .where('e.status', '=', 'open')
+    .where('e.paid_on', '<=', period.end)
+    .orderBy('e.seq')
+    .execute()) as EntryForStatement[];
+  const total = entries.reduce((sum, entry) => sum + Number(entry.amount_cents), 0);
+  const recordRun = (statementId: string | null) =>
+    trx
+      .insertInto('commission_statement_runs')
+      .values({ company_id: company.id, partner_id: partner.id, period_end: period.end, statement_id: statementId, created_at: now })
+      .execute();
+  if (entries.length === 0 || total <= 0 || total < Number(partner.min_payout_cents)) {
+    await recordRun(null);
+    return { outcome: entries.length === 0 ? 'nothing_open' : 'below_minimum' };
+  }
+
+  const kind = statementKind(partner);
+  const { vatRate, taxNote } = statementTax(partner);
+  const lines = statementLines(entries);
+  const totals = statementTotals(lines, vatRate);
+  const statementId = newId('cst');
+  const draft = (await trx
+    .insertInto('commission_statements')
+    .values({
+      company_id: company.id,
+      id: statementId,
+      partner_id: partner.id,
+      kind,
+      status: 'draft',
+      number: null,
+      issue_date: null,
+      period_start: period.start,
+      period_end: period.end,
+      net_cents: totals.net,
+      vat_cents: totals.vat,
+      gross_cents: totals.gross,
+      vat_rate: vatRate === 19 ? '19' : '0',
+      tax_note: taxNote,
+      lines: JSON.stringify(lines),
+      e_invoice_format: statementEInvoice(partner, kind),
+      document: null,
+      cancels_statement_id: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as StatementRow;
+  const moved = await trx
+    .updateTable('commission_entries')
+    .set({ status: 'statemented', statement_id: statementId, updated_at: now })
+    .where('company_id', '=', company.id)
+    .where(sql<boolean>`id = any(${entries.map((e) => e.id)}::text[])`)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  // A refund voided one of them meanwhile: start over with the entries as they are now.
+  if (Number(moved.numUpdatedRows) !== entries.length) throw new RetryTransaction();
+  const deltas = new BalanceDeltas();
+  deltas.add(partner.id, 'open', -BigInt(total));
+  deltas.add(partner.id, 'statemented', BigInt(total));
+  await applyBalanceDeltas(trx, company.id, deltas);
+  await recordRun(statementId);
+  if (company.statements_need_review) return { outcome: 'made', statement: draft };
+  return { outcome: 'made', statement: await issueStatement(trx, { company, partner, statement: draft, issueDate: input.issueDate, now }) };
+}
