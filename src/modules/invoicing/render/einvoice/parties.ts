@@ -10,7 +10,7 @@ type BuyerParty = UblInvoice['cac:AccountingCustomerParty']['cac:Party'];
 type PostalAddress = SellerParty['cac:PostalAddress'];
 type TaxSchemes = NonNullable<SellerParty['cac:PartyTaxScheme']>;
 
-function postalAddress(party: Party): PostalAddress {
+export function postalAddress(party: Party): PostalAddress {
   const address: PostalAddress = { 'cac:Country': { 'cbc:IdentificationCode': party.countryCode as never } };
   const street = streetLine(party);
   if (street) address['cbc:StreetName'] = street;

@@ -49,7 +49,7 @@ export function taxTotal(doc: InvoiceDocument): UblInvoice['cac:TaxTotal'] {
 }
 
 /** BG-22: BT-106 line sum, BT-109 without VAT, BT-112 with VAT, BT-115 amount due. */
-export function monetaryTotal(doc: InvoiceDocument): UblInvoice['cac:LegalMonetaryTotal'] {
+export function monetaryTotal(doc: { currency: 'EUR'; totals: { net: string; gross: string } }): UblInvoice['cac:LegalMonetaryTotal'] {
   const currency = doc.currency;
   return {
     'cbc:LineExtensionAmount': doc.totals.net,

@@ -2,24 +2,14 @@
 // (BG-4) and the company, who issues the Gutschrift and pays, the buyer (BG-7)
 // (german-rules §3.9). BT-31/BT-32 are the partner's, BT-48 the company's.
 import type { Invoice } from '@e-invoice-eu/core';
-import { legalName, streetLine } from '../../../../shared/german-format.ts';
-import type { Party } from '../../../invoicing/document.ts';
+import { legalName } from '../../../../shared/german-format.ts';
+import { postalAddress } from '../../../invoicing/render/einvoice/parties.ts';
 import type { StatementDocument } from '../../statement-document.ts';
 
 type UblInvoice = Invoice['ubl:Invoice'];
 type SellerParty = UblInvoice['cac:AccountingSupplierParty']['cac:Party'];
 type BuyerParty = UblInvoice['cac:AccountingCustomerParty']['cac:Party'];
-type PostalAddress = SellerParty['cac:PostalAddress'];
 type TaxSchemes = NonNullable<SellerParty['cac:PartyTaxScheme']>;
-
-function postalAddress(party: Party): PostalAddress {
-  const address: PostalAddress = { 'cac:Country': { 'cbc:IdentificationCode': party.countryCode as never } };
-  const street = streetLine(party);
-  if (street) address['cbc:StreetName'] = street;
-  if (party.city) address['cbc:CityName'] = party.city;
-  if (party.zip) address['cbc:PostalZone'] = party.zip;
-  return address;
-}
 
 function partnerTaxSchemes(partner: StatementDocument['partner']): TaxSchemes | null {
   // The library maps only the first entry's scheme to VA/FC, so the VAT ID goes first.

@@ -50,17 +50,5 @@ export function taxTotal(doc: StatementDocument): UblInvoice['cac:TaxTotal'] {
   ];
 }
 
-/** BT-106 line sum, BT-109 without VAT, BT-112 with VAT, BT-115 amount due (negative on a cancellation). */
-export function monetaryTotal(doc: StatementDocument): UblInvoice['cac:LegalMonetaryTotal'] {
-  const currency = doc.currency;
-  return {
-    'cbc:LineExtensionAmount': doc.totals.net,
-    'cbc:LineExtensionAmount@currencyID': currency,
-    'cbc:TaxExclusiveAmount': doc.totals.net,
-    'cbc:TaxExclusiveAmount@currencyID': currency,
-    'cbc:TaxInclusiveAmount': doc.totals.gross,
-    'cbc:TaxInclusiveAmount@currencyID': currency,
-    'cbc:PayableAmount': doc.totals.gross,
-    'cbc:PayableAmount@currencyID': currency,
-  };
-}
+/** BT-106 line sum, BT-109 without VAT, BT-112 with VAT, BT-115 amount due (negative on a cancellation): as on invoices. */
+export { monetaryTotal } from '../../../invoicing/render/einvoice/tax.ts';
