@@ -1,11 +1,18 @@
 // The background figures in `npm run bench`: bank import, webhook delivery and the daily
-// dunning run (issue 4), usage ingest and the contract billing run (issue 13). Each has its
-// own script (bank-import.ts, webhooks.ts, dunning-run.ts, usage-ingest.ts, billing-run.ts) that
-// sets up its data, measures and ends with one JSON line; this runs them one after the
-// other, collects those lines and renders their targets and a table for RESULTS.md.
+// dunning run (issue 4), usage ingest and the contract billing run (issue 13), the revenue
+// share (issue 14: the bank import with the ledger, revenue events through the API, reading
+// a partner with a long ledger, the statement run). Each has its own script (bank-import.ts,
+// webhooks.ts, dunning-run.ts, usage-ingest.ts, billing-run.ts, bank-import-ledger.ts,
+// revenue-events.ts, partner-read.ts, statement-run.ts) that sets up its data, measures and
+// ends with one JSON line; this runs them one after the other, collects those lines and
+// renders their targets and a table for RESULTS.md.
 import path from 'node:path';
 import type { ChildOutput } from './bank-import-child.ts';
+import type { LedgerImportFigures } from './bank-import-ledger.ts';
+import type { PartnerReadFigures } from './partner-read.ts';
 import { ROOT, runNode } from './processes.ts';
+import type { RevenueEventsFigures } from './revenue-events.ts';
+import type { StatementRunFigures } from './statement-run.ts';
 import { lastJsonLine } from './stats.ts';
 
 type Database = 'pglite' | 'postgres';
@@ -60,6 +67,12 @@ export type BackgroundResult = {
   webhooks: Partial<Record<Database, Webhooks>>;
   usage: UsageIngest[];
   billing: { renderThreads: number; results: BillingRun[] };
+  revenueShare: {
+    ledgerImport: LedgerImportFigures[];
+    revenueEvents: RevenueEventsFigures[];
+    partnerRead: PartnerReadFigures[];
+    statementRun: { concurrency: number; results: StatementRunFigures[] };
+  };
 };
 
 const LABEL: Record<Database, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
@@ -75,7 +88,18 @@ export async function measureBackgroundWork(only: Database | undefined, log: (te
   const dunning = await run<{ results: DunningRun[] }>('dunning-run', 20 * 60_000);
   const usage = await run<{ results: UsageIngest[] }>('usage-ingest', 15 * 60_000);
   const billing = await run<{ renderThreads: number; results: BillingRun[] }>('billing-run', 30 * 60_000);
-  return { bank: bank.results, webhooks: webhooks.webhooks, dunning: dunning.results, usage: usage.results, billing };
+  const ledgerImport = await run<{ results: LedgerImportFigures[] }>('bank-import-ledger', 15 * 60_000);
+  const revenueEvents = await run<{ results: RevenueEventsFigures[] }>('revenue-events', 15 * 60_000);
+  const partnerRead = await run<{ results: PartnerReadFigures[] }>('partner-read', 15 * 60_000);
+  const statementRun = await run<{ concurrency: number; results: StatementRunFigures[] }>('statement-run', 20 * 60_000);
+  return {
+    bank: bank.results,
+    webhooks: webhooks.webhooks,
+    dunning: dunning.results,
+    usage: usage.results,
+    billing,
+    revenueShare: { ledgerImport: ledgerImport.results, revenueEvents: revenueEvents.results, partnerRead: partnerRead.results, statementRun },
+  };
 }
 
 export type BackgroundTarget = { what: string; figure: string; goal: string; met: boolean };
@@ -141,7 +165,88 @@ export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] 
       met: run.rerunSeconds < 2 && run.rerunInvoices === 0,
     });
   }
+  list.push(...revenueShareTargets(result.revenueShare));
   return list;
+}
+
+/** Issue 14's targets, all on PostgreSQL (PGlite's figures are in the tables, for information). */
+function revenueShareTargets(figures: BackgroundResult['revenueShare']): BackgroundTarget[] {
+  const list: BackgroundTarget[] = [];
+  const n = (value: number) => value.toLocaleString('en-US');
+  for (const r of figures.ledgerImport.filter((f) => f.database === 'postgres'))
+    list.push({
+      what: `PostgreSQL: import a camt.053 of ${n(r.invoices)} credits writing ${n(r.entries)} commission entries (balances = Σ entries)`,
+      figure: `${r.ledger.seconds} s (${r.plain.seconds} s without agreements)`,
+      goal: '< 10 s',
+      met: r.ledger.seconds < 10 && r.entries === 2 * r.invoices && r.balances.mismatched.length === 0,
+    });
+  for (const r of figures.revenueEvents.filter((f) => f.database === 'postgres'))
+    list.push({
+      what: `PostgreSQL: createRevenueEvent, ${r.connections} in flight, ${r.agreements} agreements for all customers (stored = sent, balances = Σ entries)`,
+      figure: `${n(r.measured.eventsPerS)} events/s (${n(r.measured.entriesPerS)} entries/s)`,
+      goal: '≥ 5,000 /s',
+      met: r.measured.eventsPerS >= 5000 && r.measured.errors === 0 && r.eventsStored === r.refsSent,
+    });
+  for (const r of figures.partnerRead.filter((f) => f.database === 'postgres'))
+    list.push({
+      what: `PostgreSQL: retrieveCommissionPartner with ${n(r.entries)} entries, median of ${n(r.withEntries.count)} sequential GETs`,
+      figure: `${r.withEntries.p50Ms} ms (p99 ${r.withEntries.p99Ms} ms)`,
+      goal: '< 5 ms',
+      met: r.withEntries.p50Ms < 5,
+    });
+  for (const r of figures.statementRun.results.filter((f) => f.database === 'postgres'))
+    list.push({
+      what: `PostgreSQL: statement run of ${n(r.partners)} partners × ${r.linesPerStatement} lines → issued, PDF (and ZUGFeRD) stored, mailed`,
+      figure: `${r.runSeconds} s`,
+      goal: '< 60 s',
+      met: r.runSeconds < 60 && r.statements === r.partners && r.files.pdf === r.partners && r.jobsFailed === 0 && r.balances.mismatched.length === 0,
+    });
+  return list;
+}
+
+function renderRevenueShare(figures: BackgroundResult['revenueShare']): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  const pct = (share: number) => `${Math.round(share * 100)} %`;
+  return [
+    '#### Revenue share (issue 14)',
+    '',
+    '| bank import with ledger (bench/bank-import-ledger.ts) | credits | entries written | import with ledger | without agreements | peak RSS with / without | balances = Σ entries | attributions made by | other CPU load before |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...figures.ledgerImport.map(
+      (r) =>
+        `| ${LABEL[r.database]} | ${n(r.invoices)} | ${n(r.entries)} | ${r.ledger.seconds} s | ${r.plain.seconds} s | ${r.ledger.maxRssMb} / ${r.plain.maxRssMb} MB | ${r.balances.mismatched.length === 0 ? 'yes' : '**no**'} | ${r.attributionsMadeBy === 'module' ? 'upsertCommissionAttribution' : 'SQL'} | ${pct(r.busyBefore.ledger)} |`,
+    ),
+    '',
+    '| revenue events (bench/revenue-events.ts) | in flight | events/s | entries/s | p50 / p99 | CPU µs per event: client + server (+ PostgreSQL) | stored = refs sent | entries = 3 × events | other CPU load before |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...figures.revenueEvents.map(
+      (r) =>
+        `| ${LABEL[r.database]} | ${r.connections} | ${n(r.measured.eventsPerS)} | ${n(r.measured.entriesPerS)} | ${r.measured.p50Ms} / ${r.measured.p99Ms} ms | ${[
+          r.measured.cpu.client,
+          r.measured.cpu.server,
+          r.measured.cpu.database,
+        ]
+          .filter((v) => v !== undefined)
+          .map((v) => Math.round(v as number))
+          .join(
+            ' + ',
+          )} | ${r.eventsStored === r.refsSent ? `yes (${n(r.eventsStored)})` : '**no**'} | ${r.eventsWithout3Entries === 0 ? 'yes' : '**no**'} | ${pct(r.measured.busyBefore)} |`,
+    ),
+    '',
+    '| partner read (bench/partner-read.ts) | entries | GETs | p50 / p99 with the entries | p50 / p99 without entries | other CPU load before |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...figures.partnerRead.map(
+      (r) =>
+        `| ${LABEL[r.database]} | ${n(r.entries)} | ${n(r.withEntries.count)} | ${r.withEntries.p50Ms} / ${r.withEntries.p99Ms} ms | ${r.withoutEntries.p50Ms} / ${r.withoutEntries.p99Ms} ms | ${pct(r.busyBefore)} |`,
+    ),
+    '',
+    `| statement run (bench/statement-run.ts, ${figures.statementRun.concurrency} jobs at a time) | partners × lines | run | all issued after | statements / PDF / XML / mails | handler time make / deliver | rendering alone GS / AB | process CPU | peak RSS | same day again | other CPU load before |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...figures.statementRun.results.map(
+      (r) =>
+        `| ${LABEL[r.database]} | ${n(r.partners)} × ${r.linesPerStatement} | ${r.runSeconds} s | ${r.issuedAfterSeconds} s | ${n(r.statements)} / ${n(r.files.pdf)} / ${n(r.files.xml)} / ${n(r.mails)} | ${r.makeJobSeconds} / ${r.deliverJobSeconds} s | ${r.renderMs.gutschrift} / ${r.renderMs.settlement} ms | ${r.processCpuShare} cores | ${r.peakRssMiB} MiB | ${r.rerunSeconds} s, ${r.rerunStatements} statements | ${pct(r.busyBefore)} |`,
+    ),
+  ].join('\n');
 }
 
 export function renderBackground(result: BackgroundResult): string {
@@ -159,7 +264,7 @@ export function renderBackground(result: BackgroundResult): string {
       `| ${LABEL[d.database]} | ${d.invoices} | ${d.selectionMs} ms (${d.indexUsed ? 'index' : '**scan**'}) | ${d.runSeconds} s | ${d.noticesCreated} / ${d.mails} | ${d.rerunSeconds} s, ${d.rerunJobs} jobs |`,
   );
   return [
-    '#### Payments, webhooks, dunning (issue 4); usage and the billing run (issue 13)',
+    '#### Payments, webhooks, dunning (issue 4); usage and the billing run (issue 13); revenue share (issue 14)',
     '',
     '| target | figure | goal | met |',
     '| --- | --- | --- | --- |',
@@ -190,5 +295,7 @@ export function renderBackground(result: BackgroundResult): string {
       (b) =>
         `| ${LABEL[b.database]} | ${b.contracts} | ${b.runSeconds} s | ${b.invoicesPerSecond} | ${Math.round(b.renderBusyShare * 100)} % | ${b.renderMsPerInvoice} ms | ${b.processCpuShare} cores | ${b.peakRssMiB} MiB | ${b.rerunSeconds} s, ${b.rerunInvoices} invoices |`,
     ),
+    '',
+    renderRevenueShare(result.revenueShare),
   ].join('\n');
 }
