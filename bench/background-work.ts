@@ -244,7 +244,7 @@ function renderRevenueShare(figures: BackgroundResult['revenueShare']): string {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...figures.statementRun.results.map(
       (r) =>
-        `| ${LABEL[r.database]} | ${n(r.partners)} × ${r.linesPerStatement} | ${r.runSeconds} s | ${r.issuedAfterSeconds} s | ${n(r.statements)} / ${n(r.files.pdf)} / ${n(r.files.xml)} / ${n(r.mails)} | ${r.makeJobSeconds} / ${r.deliverJobSeconds} s | ${r.renderMs.gutschrift} / ${r.renderMs.settlement} ms | ${r.processCpuShare} cores | ${r.peakRssMiB} MiB | ${r.rerunSeconds} s, ${r.rerunStatements} statements | ${pct(r.busyBefore)} |`,
+        `| ${LABEL[r.database]} | ${n(r.partners)} × ${r.linesPerStatement} | ${r.runSeconds} s | ${r.issuedAfterSeconds} s | ${n(r.statements)} / ${n(r.files.pdf)} / ${n(r.files.xml)} / ${n(r.mails)} | ${r.makeJobSeconds} / ${r.deliverJobSeconds} s | ${r.renderMs.gutschrift} / ${r.renderMs.settlement} ms | ${r.processCpuShare} cores | ${r.peakRssMiB} MiB (${r.rssBeforeMiB} at start) | ${r.rerunSeconds} s, ${r.rerunStatements} statements | ${pct(r.busyBefore)} |`,
     ),
   ].join('\n');
 }

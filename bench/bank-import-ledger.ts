@@ -181,7 +181,9 @@ ${entries.join('\n')}
 
 function runChild(input: ChildInput): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI_FLAGS, CHILD, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // BANK_BENCH_NODE_FLAGS (e.g. --cpu-prof) go to the import child only, as in bench/bank-import.ts.
+    const flags = process.env.BANK_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...CLI_FLAGS, ...flags, CHILD, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

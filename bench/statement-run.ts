@@ -158,6 +158,8 @@ export type StatementRunFigures = {
   processCpuShare: number;
   /** Peak resident memory of this process during the run (sampled every 50 ms; on PGlite the database included). */
   peakRssMiB: number;
+  /** Resident memory when the run started (after the set-up; on PostgreSQL after PGlite's run when both are measured). */
+  rssBeforeMiB: number;
   balances: BalanceCheck;
   rerunSeconds: number;
   rerunStatements: number;
@@ -183,7 +185,8 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
     const cpuBefore = process.cpuUsage();
     // Resident memory sampled during the run: resourceUsage().maxRSS would be the process's
     // peak over everything before, PGlite's run and the set-up included.
-    let peakRss = process.memoryUsage.rss();
+    const rssBefore = process.memoryUsage.rss();
+    let peakRss = rssBefore;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
     }, 50);
@@ -243,6 +246,7 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
       renderMs,
       processCpuShare: round((cpu.user + cpu.system) / 1e6 / runSeconds),
       peakRssMiB: Math.round(peakRss / 1024 / 1024),
+      rssBeforeMiB: Math.round(rssBefore / 1024 / 1024),
       balances,
       rerunSeconds,
       rerunStatements: (after.all ?? 0) - statements,
@@ -268,7 +272,7 @@ for (const r of results) {
     `${r.database.padEnd(8)} statement run of ${r.partners} partners × ${r.linesPerStatement} lines: ${r.runSeconds} s (all issued after ${r.issuedAfterSeconds} s), ` +
       `${r.statements} statements ${JSON.stringify(r.byStatus)}, ${r.files.pdf} PDF + ${r.files.xml} XML stored, ${r.mails} mails, ${r.jobsFailed} jobs failed; ` +
       `job time make ${r.makeJobSeconds} s / deliver ${r.deliverJobSeconds} s (${r.deliverMsPerStatement} ms per statement); rendering alone ${r.renderMs.gutschrift} ms (Gutschrift + ZUGFeRD) / ` +
-      `${r.renderMs.settlement} ms (settlement); process ${r.processCpuShare} cores, peak RSS ${r.peakRssMiB} MiB; other CPU load before ${Math.round(r.busyBefore * 100)} %; ` +
+      `${r.renderMs.settlement} ms (settlement); process ${r.processCpuShare} cores, peak RSS ${r.peakRssMiB} MiB (${r.rssBeforeMiB} MiB at the start); other CPU load before ${Math.round(r.busyBefore * 100)} %; ` +
       `same day again ${r.rerunSeconds} s, ${r.rerunStatements} statements — target 60 s: ${r.runSeconds < 60 && complete ? 'met' : 'MISSED'}`,
   );
 }
