@@ -9,19 +9,9 @@ import {
   paidShare,
   tierPercent,
 } from '../../src/modules/commissions/ledger/accrual.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 // The ledger's arithmetic (design §6), without a database.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const agreement = (overrides: Partial<LedgerAgreement> = {}): LedgerAgreement => ({
   id: 'cag_1',

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { cancelStatement, markStatementPaid, objectToStatement } from '../../src/modules/statements/index.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
+import { mulberry32 } from '../helpers/random.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { balanceAgainstEntries, postEvent, putAgreement, putPartner, putProduct } from './helpers.ts';
 
@@ -10,17 +11,6 @@ import { balanceAgainstEntries, postEvent, putAgreement, putPartner, putProduct 
 // statement runs, cancellations, objections, payouts, in a random order over months — every
 // partner's kept balance equals the sums of its entries by status, and the entries of a
 // revenue refunded in full add up to nothing. Seeded: KONTOR_LEDGER_SEED repeats a run.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the ledger over random event sequences', () => {
   let t: TestApp;

@@ -4,6 +4,7 @@ import { exportDatevBuchungsstapel } from '../../src/modules/bookkeeping/index.t
 import { amountLimitIssues } from '../../src/modules/invoicing/amount-limits.ts';
 import { centsToDecimal, exactLineNet, exactTotals, invoiceTotals, lineNetCents, type VatRate } from '../../src/modules/invoicing/totals.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
+import { mulberry32 } from '../helpers/random.ts';
 import { counts, invoiceBody, newKey, postInvoice, putCustomer } from './helpers.ts';
 import { extractPages } from './render/pdf-reader.ts';
 
@@ -44,17 +45,6 @@ function referenceText(cents: bigint): string {
 }
 
 // --- seeded random invoices -------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Line = { quantity: string; unitPriceNet: string; vatRate: VatRate };
 

@@ -15,6 +15,7 @@ export { attributeInvoiceCustomer, type InvoiceAttribution } from './attribute-i
 export { type AttributionView, attributionView } from './attribution-view.ts';
 export { AttributionDecisionError, confirmAttribution, type DecidedAttribution, rejectAttribution } from './decide-attribution.ts';
 export { partnerListQuery } from './entries.schemas.ts';
+export { divideHalfUp } from './ledger/accrual.ts';
 export { accrueInvoicePayments, type InvoicePaymentShare } from './ledger/accrue-payments.ts';
 export { applyBalanceDeltas, BalanceDeltas } from './ledger/balances.ts';
 export { decodeSeqCursor, encodeSeqCursor, listedPartner, type PartnerListQuery } from './list-entries.ts';

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { CommissionPartnersTable, StoredStatementLine } from '../../db/schema-commissions.ts';
 import { addDays } from '../../shared/dates.ts';
 import { formatCents } from '../../shared/money.ts';
+import { divideHalfUp } from '../commissions/index.ts';
 import { type CompanyRow, sellerOf } from '../invoicing/build-document.ts';
 import { statementNotes } from './render/statement-notes.ts';
 import type { StatementDocument, StatementKind, StatementTaxNote } from './statement-document.ts';
@@ -80,8 +81,7 @@ export function statementLines(entries: readonly EntryForStatement[]): StoredSta
 /** Net = Σ amounts; VAT = round half up(net × rate / 100); gross = net + VAT. */
 export function statementTotals(lines: readonly StoredStatementLine[], vatRate: 0 | 19): { net: number; vat: number; gross: number } {
   const net = lines.reduce((sum, line) => sum + BigInt(line.amount_cents), 0n);
-  const scaled = net * BigInt(vatRate);
-  const vat = (scaled < 0n ? -1n : 1n) * ((2n * (scaled < 0n ? -scaled : scaled) + 100n) / 200n);
+  const vat = divideHalfUp(net * BigInt(vatRate), 100n);
   return { net: Number(net), vat: Number(vat), gross: Number(net + vat) };
 }
 
