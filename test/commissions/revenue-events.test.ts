@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { prepareRevenueEvent } from '../../src/modules/commissions/revenue-event-input.ts';
+import { RevenueEventWriter } from '../../src/modules/commissions/revenue-event-writer.ts';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { balanceAgainstEntries, listEntries, partnerBalance, postEvent, putAgreement, putPartner, putProduct } from './helpers.ts';
@@ -244,6 +246,83 @@ describe('createRevenueEvent and its ledger entries', () => {
     assert.equal(refund.statusCode, 201, refund.body);
     assert.equal(refund.json().reverses_id, sale.json().id);
     assert.ok(refund.json().entries.every((e: { status: string }) => e.status === 'void'));
+  });
+
+  test('sales and refunds in overlapping bursts: every refund after its sale, balances equal the entries', async () => {
+    // Waves of sales one event-loop turn apart, so that batches overlap in flight; every
+    // third sale is refunded in full as soon as it is answered, while later waves are written.
+    const answers: Promise<Awaited<ReturnType<typeof postEvent>>>[] = [];
+    for (let wave = 0; wave < 6; wave++) {
+      for (let i = 0; i < 15; i++) {
+        const n = wave * 15 + i;
+        const sale = postEvent(t, {
+          external_ref: `wave-${n}`,
+          occurred_at: '2026-11-21T12:00:00Z',
+          net_amount: '12.34',
+          customer: { source: 'crm', external_ref: 'kunde-2' },
+        });
+        answers.push(sale);
+        if (i % 3 === 0)
+          answers.push(
+            sale.then(() =>
+              postEvent(t, { external_ref: `wave-refund-${n}`, occurred_at: '2026-11-21T13:00:00Z', net_amount: '-12.34', reverses_ref: `wave-${n}` }),
+            ),
+          );
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const settled = await Promise.all(answers);
+    for (const answer of settled) assert.equal(answer.statusCode, 201, answer.body);
+    const refunds = settled.map((a) => a.json()).filter((body) => body.reverses_id !== null);
+    assert.equal(refunds.length, 30);
+    // A full refund of open entries voids them with the sale's: nothing is left to earn.
+    for (const refund of refunds)
+      assert.ok(
+        refund.entries.every((e: { status: string }) => e.status === 'void'),
+        JSON.stringify(refund.entries),
+      );
+    for (const id of [partnerA, partnerB]) {
+      const check = await balanceAgainstEntries(t, id);
+      assert.deepEqual(check.kept, check.summed);
+    }
+  });
+
+  test("a refund submitted while its sale's batch is written waits for that batch", async () => {
+    // The writer keeps two batches in flight; the refund must not go into the second one
+    // while the first, holding its sale, is not committed yet.
+    const writer = new RevenueEventWriter(t.handle.db, t.clock);
+    const companyId = t.company.companyId;
+    const sales = Array.from({ length: 20 }, (_, i) =>
+      writer.submit(companyId, prepareRevenueEvent({ source: 'crm', external_ref: `inflight-${i}`, occurred_at: '2026-11-21T12:00:00Z', net_amount: '5.00' })),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const refund = writer.submit(
+      companyId,
+      prepareRevenueEvent({
+        source: 'crm',
+        external_ref: 'inflight-refund',
+        occurred_at: '2026-11-21T12:00:00Z',
+        net_amount: '-5.00',
+        reverses_ref: 'inflight-0',
+      }),
+    );
+    for (const sale of await Promise.all(sales)) assert.equal(sale.status, 201);
+    const answer = await refund;
+    assert.equal(answer.status, 201);
+    assert.equal(answer.body.reverses_id, (await sales[0])?.body.id);
+  });
+
+  test("the database refuses an entry whose partner is not its agreement's", async () => {
+    const entry = await t.handle.db.selectFrom('commission_entries').selectAll().where('partner_id', '=', partnerA).executeTakeFirstOrThrow();
+    const before = await countRows(t.handle, 'commission_entries');
+    await assert.rejects(
+      t.handle.db
+        .insertInto('commission_entries')
+        .values({ ...entry, id: 'cen_wrong_partner', partner_id: partnerB, seq: undefined } as never)
+        .execute(),
+      (error: { code?: string }) => error.code === '23503',
+    );
+    assert.equal(await countRows(t.handle, 'commission_entries'), before);
   });
 
   test('the entry list filters by partner and status and pages with a cursor', async () => {

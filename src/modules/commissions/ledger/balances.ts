@@ -19,7 +19,9 @@ export class BalanceDeltas {
 
 /**
  * Moves the partners' balance columns. The rows are locked in id order first, so two
- * transactions touching the same partners never deadlock.
+ * transactions touching the same partners never deadlock; the lock is FOR NO KEY UPDATE
+ * (what the update itself takes), which does not wait for the key-share locks the entries'
+ * foreign-key checks of a concurrent transaction hold on the same partners.
  */
 export async function applyBalanceDeltas(trx: Trx, companyId: string, deltas: BalanceDeltas): Promise<void> {
   const changed = [...deltas.byPartner].filter(([, d]) => d.open !== 0n || d.statemented !== 0n || d.paid !== 0n).sort(([a], [b]) => (a < b ? -1 : 1));
@@ -32,7 +34,7 @@ export async function applyBalanceDeltas(trx: Trx, companyId: string, deltas: Ba
       .where('company_id', '=', companyId)
       .where(sql<boolean>`id = any(${ids}::text[])`)
       .orderBy('id')
-      .forUpdate()
+      .forNoKeyUpdate()
       .execute();
   }
   await sql`
