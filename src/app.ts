@@ -19,6 +19,7 @@ import { registerProductRoutes } from './modules/products/index.ts';
 import { registerCommissionStatementRoutes } from './modules/statements/index.ts';
 import type { Clock } from './shared/clock.ts';
 import { AppError } from './shared/errors.ts';
+import { registerWebApp } from './web/index.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -108,5 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+  await registerWebApp(app, { db: deps.db, clock: deps.clock });
   return app;
 }

@@ -6,6 +6,7 @@ import type { ContractTables } from './schema-contracts.ts';
 import type { DunningNoticesTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
+import type { WebTables } from './schema-web.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.ts';
 
 // Row types of the tables in migrations/. Calendar dates are 'YYYY-MM-DD' strings,
@@ -36,6 +37,8 @@ export interface UsersTable {
   email: string;
   password_hash: string;
   created_at: Timestamp;
+  /** The one-time password of the bootstrap must be replaced at the first sign-in (0021). */
+  password_change_required: ColumnType<boolean, boolean | undefined, boolean>;
 }
 export interface MembershipsTable {
   organization_id: string;
@@ -191,7 +194,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables, WebTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -15,7 +15,14 @@ import { testDatabase } from './database.ts';
 
 export { COMPANY_FILE, sealer } from './company.ts';
 
-export type TestCompany = { organizationId: string; companyId: string; userId: string; adminEmail: string; apiKey: string };
+export type TestCompany = {
+  organizationId: string;
+  companyId: string;
+  userId: string;
+  adminEmail: string;
+  apiKey: string /** The bootstrap's one-time password. */;
+  password: string;
+};
 
 export type TestApp = {
   app: FastifyInstance;
@@ -59,7 +66,14 @@ export async function testApp(
       companyFile: JSON.stringify({ ...COMPANY_FILE, name: `${label} GmbH` }),
       adminEmail,
     });
-    return { organizationId: result.organization_id, companyId: result.company_id, userId: result.user_id, adminEmail, apiKey: result.api_key };
+    return {
+      organizationId: result.organization_id,
+      companyId: result.company_id,
+      userId: result.user_id,
+      adminEmail,
+      apiKey: result.api_key,
+      password: result.user_password,
+    };
   };
   const company = await newCompany('main');
 

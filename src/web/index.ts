@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/connection.ts';
+import type { Clock } from '../shared/clock.ts';
+import { html } from './html.ts';
+import { barePage } from './layout.ts';
+import { registerAccountPages } from './pages/account.ts';
+import { registerDashboardPage } from './pages/dashboard.ts';
+import { registerInvoicePages } from './pages/invoices.ts';
+import { registerUserPages } from './pages/users.ts';
+import { sameOrigin, tokenMatches } from './session/csrf.ts';
+import { findSession } from './session/sessions.ts';
+import { reachableCompanies } from './session/sign-in.ts';
+import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang } from './web-request.ts';
+
+// The back-office app under /app (design §7): server-rendered pages over the same module
+// operations as the API and the command line. Sessions in HttpOnly SameSite cookies backed
+// by app_sessions; every POST carries the session's CSRF token; pages need a session,
+// some the admin role; a person only ever sees the companies they belong to.
+
+export type WebDeps = { db: Database; clock: Clock };
+
+const ASSETS: Record<string, { type: string; body: Buffer }> = {
+  'app.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url)) },
+  'app.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url)) },
+};
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  await app.register(
+    async (web) => {
+      await web.register(cookie);
+      await web.register(formbody, { bodyLimit: 64 * 1024 });
+      web.decorateRequest('lang', 'de');
+      web.decorateRequest('t', null as never);
+      web.decorateRequest('session', null);
+      web.decorateRequest('member', null);
+
+      web.addHook('onRequest', async (request, reply) => {
+        reply.headers(SECURITY_HEADERS);
+        setLang(request);
+        if (request.routeOptions.config.public) return;
+        const session = await findSession(deps.db, deps.clock, request.cookies[SESSION_COOKIE]);
+        if (!session) return signInFirst(request, reply);
+        request.session = session;
+        if (request.method !== 'GET' && request.method !== 'HEAD') return; // checked after the body is read
+        await loadMember(request, reply, deps);
+      });
+      web.addHook('preHandler', async (request, reply) => {
+        if (request.routeOptions.config.public || request.method === 'GET' || request.method === 'HEAD') return;
+        if (!request.session) return;
+        const body = request.body as Record<string, unknown> | undefined;
+        const token = body?._csrf ?? request.headers['x-csrf-token'];
+        if (!tokenMatches(request.session.csrfToken, token) || !sameOrigin(request.headers.origin, request.headers.host)) {
+          return sendPage(
+            reply,
+            barePage(request.lang, request.t, request.t.csrfFailed, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`),
+            403,
+          );
+        }
+        await loadMember(request, reply, deps);
+      });
+
+      web.get('/assets/:name', { config: { public: true } }, async (request, reply) => {
+        const asset = ASSETS[(request.params as { name: string }).name];
+        if (!asset) return reply.code(404).type('text/plain').send('not found');
+        return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+      });
+      web.get('/lang', { config: { public: true } }, async (request, reply) => {
+        const to = (request.query as { to?: string }).to === 'en' ? 'en' : 'de';
+        const back =
+          request.headers.referer && sameOrigin(new URL(request.headers.referer).origin, request.headers.host)
+            ? new URL(request.headers.referer).pathname
+            : '/app';
+        return reply
+          .setCookie(LANG_COOKIE, to, { path: '/app', sameSite: 'lax', httpOnly: true, maxAge: 365 * 24 * 3600 })
+          .code(303)
+          .header('location', back.startsWith('/app') ? back : '/app')
+          .send();
+      });
+      web.get('/', { config: { public: true } }, async (_request, reply) => reply.code(303).header('location', '/app/dashboard').send());
+
+      registerAccountPages(web, deps);
+      registerDashboardPage(web, deps);
+      registerInvoicePages(web, deps);
+      registerUserPages(web, deps);
+
+      web.setNotFoundHandler((request, reply) => {
+        setLang(request);
+        return sendPage(reply, barePage(request.lang, request.t, request.t.notFound, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`), 404);
+      });
+      web.setErrorHandler((error, request, reply) => {
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status && status >= 400 && status < 500) {
+          return sendPage(
+            reply,
+            barePage(request.lang ?? 'de', request.t, request.t.badRequest, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`),
+            status,
+          );
+        }
+        request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'app page failed');
+        return sendPage(
+          reply,
+          barePage(request.lang ?? 'de', request.t, request.t.serverError, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`),
+          500,
+        );
+      });
+    },
+    { prefix: '/app' },
+  );
+}
+
+async function signInFirst(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const hadSession = Boolean(request.cookies[SESSION_COOKIE]);
+  reply.clearCookie(SESSION_COOKIE, { path: '/app' });
+  if (request.method === 'GET') {
+    const next = request.url.startsWith('/app/') && request.url.length < 500 ? request.url : '/app/dashboard';
+    return reply
+      .code(303)
+      .header('location', `/app/sign-in?${new URLSearchParams({ next, ...(hadSession ? { ended: '1' } : {}) })}`)
+      .send();
+  }
+  return reply
+    .code(303)
+    .header('location', `/app/sign-in${hadSession ? '?ended=1' : ''}`)
+    .send();
+}
+
+/** The session's company and role; a person who must change the password sees only that page. */
+async function loadMember(request: FastifyRequest, reply: FastifyReply, deps: WebDeps): Promise<unknown> {
+  const session = request.session;
+  if (!session) return;
+  if (session.passwordChangeRequired && !request.url.startsWith('/app/password') && !request.url.startsWith('/app/sign-out')) {
+    return reply.code(303).header('location', '/app/password').send();
+  }
+  const companies = await reachableCompanies(deps.db, session.userId);
+  const company = companies.find((c) => c.id === session.companyId) ?? companies[0];
+  if (!company) {
+    request.member = null;
+    return;
+  }
+  request.member = {
+    session,
+    role: company.role as 'admin' | 'member',
+    company: { id: company.id, name: company.name, organizationId: company.organization_id },
+    companies: companies.map((c) => ({ id: c.id, name: c.name })),
+  };
+  if (request.routeOptions.config.adminOnly && request.member.role !== 'admin') {
+    return sendPage(reply, barePage(request.lang, request.t, request.t.forbidden, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`), 403);
+  }
+}

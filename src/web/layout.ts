@@ -1,0 +1,107 @@
+import { type Html, html } from './html.ts';
+import type { Lang, Messages } from './i18n.ts';
+
+// The page shell of the back-office app: navigation, company switcher, person menu, main.
+
+export type ShellContext = {
+  lang: Lang;
+  t: Messages;
+  csrfToken: string;
+  email: string;
+  role: 'admin' | 'member';
+  company: { id: string; name: string };
+  companies: readonly { id: string; name: string }[];
+  /** The navigation entry of this page. */
+  section: 'dashboard' | 'invoices' | 'users' | 'password';
+};
+
+export type Flash = { kind: 'ok' | 'error'; text: string } | null;
+
+function head(lang: Lang, title: string): Html {
+  return html`<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Kontor</title>
+<link rel="stylesheet" href="/app/assets/app.css">
+<script src="/app/assets/app.js" defer></script>
+</head>`;
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`;
+}
+
+function flashBox(flash: Flash): Html {
+  if (!flash) return html``;
+  return html`<p class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</p>`;
+}
+
+export function page(ctx: ShellContext, title: string, body: Html, flash: Flash = null): string {
+  const t = ctx.t;
+  const nav = (section: ShellContext['section'], href: string, label: string) =>
+    html`<li><a href="${href}"${ctx.section === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const others = ctx.companies.filter((c) => c.id !== ctx.company.id);
+  return html`${head(ctx.lang, title)}
+<body>
+<a class="skip" href="#main">${t.skipToContent}</a>
+<div class="shell">
+<nav class="sidebar" aria-label="Kontor">
+<p class="brand">Kontor</p>
+<ul>
+${nav('dashboard', '/app/dashboard', t.nav.dashboard)}
+${nav('invoices', '/app/invoices', t.nav.invoices)}
+${ctx.role === 'admin' ? nav('users', '/app/users', t.nav.users) : ''}
+</ul>
+</nav>
+<div class="content">
+<header class="topbar">
+<div class="company">
+<span class="company-name">${ctx.company.name}</span>
+${
+  others.length > 0
+    ? html`<details class="menu"><summary>${t.switchCompany}</summary><div class="menu-items">
+${others.map(
+  (c) =>
+    html`<form method="post" action="/app/company">${csrfField(ctx.csrfToken)}<input type="hidden" name="company_id" value="${c.id}"><button type="submit">${c.name}</button></form>`,
+)}</div></details>`
+    : ''
+}
+</div>
+<details class="menu person"><summary>${ctx.email}</summary><div class="menu-items">
+<a href="/app/password">${t.changePassword}</a>
+<form method="post" action="/app/sign-out">${csrfField(ctx.csrfToken)}<button type="submit">${t.signOut}</button></form>
+<form method="post" action="/app/sign-out-everywhere">${csrfField(ctx.csrfToken)}<button type="submit">${t.signOutEverywhere}</button></form>
+</div></details>
+</header>
+<main id="main" tabindex="-1">
+<h1>${title}</h1>
+${flashBox(flash)}
+${body}
+</main>
+<footer class="footer">${languageSwitch(ctx.lang, ctx.t)}</footer>
+</div>
+</div>
+</body>
+</html>`.value;
+}
+
+function languageSwitch(lang: Lang, t: Messages): Html {
+  return html`<span>${t.language}:</span> <a href="/app/lang?to=de" ${lang === 'de' ? html`aria-current="true"` : ''} lang="de">Deutsch</a> · <a href="/app/lang?to=en" ${lang === 'en' ? html`aria-current="true"` : ''} lang="en">English</a>`;
+}
+
+/** A page without the shell (sign-in, errors before sign-in). */
+export function barePage(lang: Lang, t: Messages, title: string, body: Html, flash: Flash = null): string {
+  return html`${head(lang, title)}
+<body class="bare">
+<main id="main" class="card">
+<p class="brand">Kontor</p>
+<h1>${title}</h1>
+${flashBox(flash)}
+${body}
+<footer class="footer">${languageSwitch(lang, t)}</footer>
+</main>
+</body>
+</html>`.value;
+}

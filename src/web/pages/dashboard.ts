@@ -1,0 +1,104 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+import { type Html, html } from '../html.ts';
+import type { Messages } from '../i18n.ts';
+import type { WebDeps } from '../index.ts';
+import { page } from '../layout.ts';
+import { sendPage, shell } from '../web-request.ts';
+import { euro, today } from './money.ts';
+import { memberOrNoCompanyPage } from './require-member.ts';
+
+// The overview: open, overdue and paid amounts, and net revenue of the last twelve months
+// (issued invoices and their stornos by issue date) as a bar chart drawn on the server (SVG).
+
+type Figures = { openCents: string; openCount: number; overdueCents: string; overdueCount: number; paidCents: string; paidCount: number };
+
+async function figures(db: Database, companyId: string, yearStart: string): Promise<Figures> {
+  const row = await sql<{ open_cents: string; open_count: number; overdue_cents: string; overdue_count: number; paid_cents: string; paid_count: number }>`
+    select coalesce(sum(total_gross_cents - amount_paid_cents) filter (where open), 0)::text as open_cents,
+           count(*) filter (where open)::int as open_count,
+           coalesce(sum(total_gross_cents - amount_paid_cents) filter (where open and overdue), 0)::text as overdue_cents,
+           count(*) filter (where open and overdue)::int as overdue_count,
+           coalesce(sum(total_gross_cents) filter (where status = 'paid' and paid_at >= ${yearStart}::date), 0)::text as paid_cents,
+           count(*) filter (where status = 'paid' and paid_at >= ${yearStart}::date)::int as paid_count
+    from (select *, status in ('issued', 'sent', 'partially_paid') and type = 'invoice' as open
+          from invoices where company_id = ${companyId} and status <> 'draft') i`.execute(db);
+  const r = row.rows[0] as NonNullable<(typeof row.rows)[0]>;
+  return {
+    openCents: r.open_cents,
+    openCount: r.open_count,
+    overdueCents: r.overdue_cents,
+    overdueCount: r.overdue_count,
+    paidCents: r.paid_cents,
+    paidCount: r.paid_count,
+  };
+}
+
+async function revenueByMonth(db: Database, companyId: string, fromMonth: string): Promise<Map<string, bigint>> {
+  const rows = await sql<{ month: string; net: string }>`
+    select to_char(issue_date, 'YYYY-MM') as month, sum(total_net_cents)::text as net
+    from invoices
+    where company_id = ${companyId} and status <> 'draft' and issue_date >= ${fromMonth}::date
+    group by 1`.execute(db);
+  return new Map(rows.rows.map((r) => [r.month, BigInt(r.net)]));
+}
+
+function lastTwelveMonths(day: string): string[] {
+  const [y, m] = day.split('-').map(Number) as [number, number];
+  return Array.from({ length: 12 }, (_, i) => {
+    const index = y * 12 + (m - 1) - (11 - i);
+    return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+  });
+}
+
+const MONTHS_DE = ['Jan', 'Feb', 'Mär', 'Apr', 'Mai', 'Jun', 'Jul', 'Aug', 'Sep', 'Okt', 'Nov', 'Dez'];
+const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function chart(t: Messages, lang: 'de' | 'en', months: string[], revenue: Map<string, bigint>): Html {
+  const values = months.map((m) => revenue.get(m) ?? 0n);
+  const max = values.reduce((a, b) => (b > a ? b : a), 0n);
+  if (max <= 0n) return html`<p class="empty">${t.noRevenue}</p>`;
+  const width = 720;
+  const height = 220;
+  const bar = width / months.length;
+  const names = lang === 'de' ? MONTHS_DE : MONTHS_EN;
+  const bars = months.map((month, i) => {
+    const value = values[i] as bigint;
+    const h = value > 0n ? Math.max(2, Number((value * 180n) / max)) : 0;
+    const label = `${names[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}: ${euro(value)}`;
+    return html`<g><title>${label}</title><rect x="${(i * bar + 6).toFixed(1)}" y="${190 - h}" width="${(bar - 12).toFixed(1)}" height="${h}" rx="3" class="bar"></rect>
+<text x="${(i * bar + bar / 2).toFixed(1)}" y="210" text-anchor="middle" class="axis">${names[Number(month.slice(5)) - 1]}</text></g>`;
+  });
+  // The same figures as a table for screen readers and for reading exact amounts.
+  return html`<figure class="chart">
+<svg viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title"><title id="chart-title">${t.revenueByMonth}</title>${bars}</svg>
+<details><summary>${t.revenueByMonth}</summary><table class="table compact"><tbody>
+${months.map((m, i) => html`<tr><th scope="row">${names[Number(m.slice(5)) - 1]} ${m.slice(0, 4)}</th><td class="num">${euro(values[i] as bigint)}</td></tr>`)}
+</tbody></table></details>
+</figure>`;
+}
+
+export function registerDashboardPage(web: FastifyInstance, deps: WebDeps): void {
+  web.get('/dashboard', async (request, reply) => {
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    const t = request.t;
+    const company = await deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow();
+    const day = today(deps.clock.now(), company.timezone);
+    const months = lastTwelveMonths(day);
+    const [f, revenue] = await Promise.all([
+      figures(deps.db, member.company.id, `${day.slice(0, 4)}-01-01`),
+      revenueByMonth(deps.db, member.company.id, `${months[0]}-01`),
+    ]);
+    const tile = (label: string, cents: string, count: number, href: string, kind = '') =>
+      html`<a class="tile ${kind}" href="${href}"><span class="tile-label">${label}</span><span class="tile-amount">${euro(cents)}</span><span class="tile-count">${t.invoicesCount(count)}</span></a>`;
+    const body = html`<section class="tiles" aria-label="${t.dashboard}">
+${tile(t.open, f.openCents, f.openCount, '/app/invoices?status=open')}
+${tile(t.overdue, f.overdueCents, f.overdueCount, '/app/invoices?status=overdue', f.overdueCount > 0 ? 'warn' : '')}
+${tile(t.paidThisYear(day.slice(0, 4)), f.paidCents, f.paidCount, '/app/invoices?status=paid')}
+</section>
+<section aria-labelledby="revenue-heading"><h2 id="revenue-heading">${t.revenueByMonth}</h2>${chart(t, request.lang, months, revenue)}</section>`;
+    return sendPage(reply, page(shell(request, 'dashboard'), t.dashboard, body));
+  });
+}

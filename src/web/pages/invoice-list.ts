@@ -1,0 +1,116 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+
+// The invoice list of the app: search by number or customer name, status, issue period,
+// sorted by one column either way, paged by key (the last row's sort value and id), so the
+// thousandth page costs what the first does.
+
+export const SORTS = {
+  issue_date: sql`coalesce(i.issue_date, '9999-12-31'::date)`,
+  due_date: sql`coalesce(i.due_date, '9999-12-31'::date)`,
+  number: sql`coalesce(i.number, '')`,
+  gross: sql`i.total_gross_cents`,
+  customer: sql`lower(c.name)`,
+} as const;
+export type SortKey = keyof typeof SORTS;
+export const STATUS_FILTERS = ['open', 'overdue', 'draft', 'issued', 'sent', 'partially_paid', 'paid', 'cancelled'] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+export type ListQuery = {
+  q: string;
+  status: StatusFilter | null;
+  from: string | null;
+  to: string | null;
+  sort: SortKey;
+  dir: 'asc' | 'desc';
+  after: { value: string; id: string } | null;
+  limit: number;
+};
+
+export type ListedInvoice = {
+  id: string;
+  number: string | null;
+  status: string;
+  type: string;
+  overdue: boolean;
+  issue_date: string | null;
+  due_date: string | null;
+  total_gross_cents: number;
+  amount_paid_cents: number;
+  customer_name: string;
+  sort_value: string;
+};
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Reads the page's query string; anything unknown falls back to the default. */
+export function parseListQuery(raw: Record<string, string | undefined>): ListQuery {
+  const sort = (Object.keys(SORTS) as SortKey[]).includes(raw.sort as SortKey) ? (raw.sort as SortKey) : 'issue_date';
+  let after: ListQuery['after'] = null;
+  if (raw.after) {
+    try {
+      const decoded = JSON.parse(Buffer.from(raw.after, 'base64url').toString('utf8'));
+      if (Array.isArray(decoded) && typeof decoded[0] === 'string' && typeof decoded[1] === 'string') after = { value: decoded[0], id: decoded[1] };
+    } catch {}
+  }
+  return {
+    q: (raw.q ?? '').trim().slice(0, 100),
+    status: STATUS_FILTERS.includes(raw.status as StatusFilter) ? (raw.status as StatusFilter) : null,
+    from: raw.from && DATE.test(raw.from) ? raw.from : null,
+    to: raw.to && DATE.test(raw.to) ? raw.to : null,
+    sort,
+    dir: raw.dir === 'asc' ? 'asc' : raw.dir === 'desc' ? 'desc' : sort === 'issue_date' || sort === 'gross' ? 'desc' : 'asc',
+    after,
+    limit: 50,
+  };
+}
+
+export const encodeAfter = (row: ListedInvoice) => Buffer.from(JSON.stringify([row.sort_value, row.id])).toString('base64url');
+
+/** One page of invoices and whether more follow. */
+export async function listInvoices(db: Database, companyId: string, query: ListQuery): Promise<{ rows: ListedInvoice[]; more: boolean }> {
+  const sortExpr = SORTS[query.sort];
+  let builder = db
+    .selectFrom('invoices as i')
+    .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'i.company_id').onRef('c.id', '=', 'i.customer_id'))
+    .select([
+      'i.id',
+      'i.number',
+      'i.status',
+      'i.type',
+      'i.overdue',
+      'i.issue_date',
+      'i.due_date',
+      'i.total_gross_cents',
+      'i.amount_paid_cents',
+      'c.name as customer_name',
+      sql<string>`(${sortExpr})::text`.as('sort_value'),
+    ])
+    .where('i.company_id', '=', companyId);
+  if (query.q) {
+    const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    builder = builder.where((eb) => eb.or([eb('i.number', 'ilike', like), eb('c.name', 'ilike', like)]));
+  }
+  if (query.status === 'open') builder = builder.where('i.status', 'in', ['issued', 'sent', 'partially_paid']).where('i.type', '=', 'invoice');
+  else if (query.status === 'overdue') builder = builder.where('i.status', 'in', ['issued', 'sent', 'partially_paid']).where('i.overdue', '=', true);
+  else if (query.status) builder = builder.where('i.status', '=', query.status);
+  if (query.from) builder = builder.where('i.issue_date', '>=', query.from);
+  if (query.to) builder = builder.where('i.issue_date', '<=', query.to);
+  if (query.after) {
+    const cmp = query.dir === 'asc' ? sql.raw('>') : sql.raw('<');
+    const value =
+      query.sort === 'gross'
+        ? sql`${query.after.value}::bigint`
+        : query.sort === 'issue_date' || query.sort === 'due_date'
+          ? sql`${query.after.value}::date`
+          : sql`${query.after.value}`;
+    builder = builder.where(sql<SqlBool>`(${sortExpr}, i.id) ${cmp} (${value}, ${query.after.id})` as Expression<SqlBool>);
+  }
+  const dir = sql.raw(query.dir);
+  const rows = await builder
+    .orderBy(sql`${sortExpr} ${dir}`)
+    .orderBy(sql`i.id ${dir}`)
+    .limit(query.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, query.limit) as ListedInvoice[], more: rows.length > query.limit };
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Trx } from '../../db/transaction.ts';
+
+// Sign-in throttling per account (the e-mail as typed, known or not, so that throttling
+// tells nothing about which accounts exist) and per client address. Keys are SHA-256
+// hashes: the table holds no e-mail address and no IP address. A key with LIMIT failures
+// inside WINDOW_MS is locked for LOCK_MS from the last failure; a success clears the
+// account's key (not the address's: one good password does not lift an address's lock).
+
+export const ACCOUNT_LIMIT = 5;
+export const ADDRESS_LIMIT = 20;
+export const WINDOW_MS = 15 * 60 * 1000;
+export const LOCK_MS = 15 * 60 * 1000;
+
+export type ThrottleKeys = { account: string; address: string };
+
+export function throttleKeys(email: string, address: string): ThrottleKeys {
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex');
+  return { account: `account:${hash(email.trim().toLowerCase())}`, address: `address:${hash(address)}` };
+}
+
+/** Until when sign-in is locked for these keys, or null. */
+export async function lockedUntil(trx: Trx, keys: ThrottleKeys, now: Date): Promise<Date | null> {
+  const rows = await trx
+    .selectFrom('sign_in_throttle')
+    .select('locked_until')
+    .where('key', 'in', [keys.account, keys.address])
+    .where('locked_until', '>', now)
+    .execute();
+  const until = rows.map((r) => (r.locked_until as Date).getTime());
+  return until.length > 0 ? new Date(Math.max(...until)) : null;
+}
+
+export async function recordFailure(trx: Trx, keys: ThrottleKeys, now: Date): Promise<void> {
+  for (const [key, limit] of [
+    [keys.account, ACCOUNT_LIMIT],
+    [keys.address, ADDRESS_LIMIT],
+  ] as const) {
+    const row = await trx.selectFrom('sign_in_throttle').selectAll().where('key', '=', key).forUpdate().executeTakeFirst();
+    const fresh = !row || row.window_started_at.getTime() + WINDOW_MS <= now.getTime();
+    const failures = fresh ? 1 : row.failures + 1;
+    const locked = failures >= limit ? new Date(now.getTime() + LOCK_MS) : null;
+    await trx
+      .insertInto('sign_in_throttle')
+      .values({ key, failures, window_started_at: fresh ? now : row.window_started_at, locked_until: locked })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ failures, window_started_at: fresh ? now : row.window_started_at, locked_until: locked }))
+      .execute();
+  }
+}
+
+export async function clearAccount(trx: Trx, keys: ThrottleKeys): Promise<void> {
+  await trx.deleteFrom('sign_in_throttle').where('key', '=', keys.account).execute();
+}
