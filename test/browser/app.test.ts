@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { setUserRole } from '../../src/modules/access/manage-users.ts';
+import { type TestApp, testApp } from '../helpers/app.ts';
+import { putCustomer } from '../invoicing/helpers.ts';
+import { issueInvoice } from '../payments/helpers.ts';
+import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+
+// Issue 15, point 5: the app in a real browser (Debian's Chromium via playwright-core) over
+// real HTTP: sign-in with the forced password change, the dashboard, the invoice list by
+// keyboard, text from the database as text, a role that may not open a page, and an axe-core
+// check of every page with no serious or critical violation. Screenshots of the main pages
+// go to artifacts/screenshots/.
+
+const XSS_NAME = '<img src=x onerror=alert(1)> & Söhne';
+const missing = chromiumMissing();
+
+describe('back-office app in Chromium', { skip: missing }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+  const dialogs: string[] = [];
+
+  before(async () => {
+    t = await testApp();
+    await putCustomer(t, 'kunde-1');
+    await putCustomer(t, 'xss', { name: XSS_NAME });
+    for (const ref of ['a-1', 'a-2', 'a-3']) await issueInvoice(t, ref);
+    await issueInvoice(t, 'x-1', { customer: { source: 'crm', external_ref: 'xss' } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launch();
+    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
+    context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const axe = async (name: string) => {
+    const violations = await seriousViolations(page);
+    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
+  };
+
+  test('the accessibility check finds what it must (an image without text, an unlabelled field)', async () => {
+    const probe = await context.newPage();
+    await probe.setContent('<!doctype html><html lang="de"><title>x</title><main><img src="data:,"><input type="text"></main></html>');
+    const found = (await seriousViolations(probe)).map((v) => v.id).sort();
+    await probe.close();
+    assert.deepEqual(found, ['image-alt', 'label']);
+  });
+
+  test('sign-in, the forced password change, then the dashboard', async () => {
+    await page.goto(`${base}/app/invoices`);
+    assert.match(page.url(), /\/app\/sign-in\?next=%2Fapp%2Finvoices$/);
+    await axe('sign-in');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
+    await page.getByLabel('Passwort').fill('falsch falsch');
+    await page.getByRole('button', { name: 'Anmelden' }).click();
+    assert.equal(await page.getByRole('alert').textContent(), 'E-Mail-Adresse oder Passwort ist falsch.');
+    await page.getByLabel('Passwort').fill(t.company.password);
+    await page.getByRole('button', { name: 'Anmelden' }).click();
+    await page.waitForURL(/\/app\/password$/);
+    assert.match((await page.getByRole('status').textContent()) ?? '', /Einmal-Passwort/);
+    await axe('password change');
+    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
+    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
+    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
+    await page.getByRole('button', { name: 'Passwort ändern' }).click();
+    await page.waitForURL(/\/app\/dashboard$/);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Übersicht');
+    assert.match((await page.locator('.tile').first().textContent()) ?? '', /Offen\s*340,24\s€\s*4 Rechnungen/);
+    await axe('dashboard');
+    await screenshot(page, 'dashboard');
+    // The session cookie is out of JavaScript's reach.
+    assert.equal(await page.evaluate(() => document.cookie.includes('kontor_session')), false);
+  });
+
+  test('the invoice list by keyboard: "/" searches, headers sort, names show as text', async () => {
+    await page.goto(`${base}/app/invoices`);
+    await axe('invoices');
+    await screenshot(page, 'invoices');
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
+    await page.keyboard.type('Söhne');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/q=S%C3%B6hne/);
+    const cells = page.locator('tbody tr td:nth-child(2)');
+    assert.equal(await cells.count(), 1);
+    assert.equal(await cells.first().textContent(), XSS_NAME);
+    assert.equal(await page.locator('tbody img').count(), 0);
+    await page.getByRole('link', { name: 'Zurücksetzen' }).click();
+    await page.getByRole('link', { name: 'Brutto' }).click();
+    assert.match(page.url(), /sort=gross&dir=desc/);
+    assert.equal(await page.locator('th[aria-sort="descending"]').textContent(), 'Brutto ▼');
+    // The skip link is the first thing Tab reaches.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Zum Inhalt springen');
+    assert.deepEqual(dialogs, [], 'no script of a customer name ran');
+  });
+
+  test('the users page is for admins; a member is refused and does not see it in the navigation', async () => {
+    await page.goto(`${base}/app/users`);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Benutzer');
+    await axe('users');
+    await screenshot(page, 'users');
+    await setUserRole(t.handle.db, t.clock, t.company.adminEmail, 'member');
+    const refused = await page.goto(`${base}/app/users`);
+    assert.equal(refused?.status(), 403);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Dafür brauchen Sie die Rolle Administrator.');
+    await axe('refused');
+    await page.goto(`${base}/app/dashboard`);
+    assert.equal(await page.getByRole('link', { name: 'Benutzer' }).count(), 0);
+    await setUserRole(t.handle.db, t.clock, t.company.adminEmail, 'admin');
+  });
+
+  test('English as the second language', async () => {
+    await page.goto(`${base}/app/dashboard`);
+    await page.getByRole('link', { name: 'English' }).click();
+    await page.waitForURL(/\/app\/dashboard$/);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Overview');
+    await axe('dashboard (en)');
+    await page.getByRole('link', { name: 'Deutsch' }).click();
+  });
+});
