@@ -109,6 +109,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
-  await registerWebApp(app, { db: deps.db, clock: deps.clock });
+  await registerWebApp(app, { db: deps.db, clock: deps.clock, invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock } });
   return app;
 }

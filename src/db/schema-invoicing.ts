@@ -36,6 +36,8 @@ export interface InvoicesTable {
   dunning_level: number | null;
   /** Date of the last dunning notice sent (0006_dunning.sql); the next level is due from it. */
   last_dunning_on: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The tax warning a person confirmed at issue in the app (0023), as JSON. */
+  tax_confirmation: ColumnType<unknown, string | null | undefined, string | null>;
   cancels_invoice_id: string | null;
   cancelled_by_invoice_id: string | null;
   change_seq: number;

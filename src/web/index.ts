@@ -3,11 +3,14 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
+import type { InvoicingDeps } from '../modules/invoicing/invoicing-deps.ts';
 import type { Clock } from '../shared/clock.ts';
 import { html } from './html.ts';
 import { barePage } from './layout.ts';
 import { registerAccountPages } from './pages/account.ts';
+import { registerAuditPage } from './pages/audit.ts';
 import { registerDashboardPage } from './pages/dashboard.ts';
+import { registerInvoiceDetailPages } from './pages/invoice-detail.ts';
 import { registerInvoicePages } from './pages/invoices.ts';
 import { registerUserPages } from './pages/users.ts';
 import { sameOrigin, tokenMatches } from './session/csrf.ts';
@@ -20,7 +23,7 @@ import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang } from './web-request.ts
 // by app_sessions; every POST carries the session's CSRF token; pages need a session,
 // some the admin role; a person only ever sees the companies they belong to.
 
-export type WebDeps = { db: Database; clock: Clock };
+export type WebDeps = { db: Database; clock: Clock; invoicing: InvoicingDeps };
 
 const ASSETS: Record<string, { type: string; body: Buffer }> = {
   'app.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url)) },
@@ -29,7 +32,7 @@ const ASSETS: Record<string, { type: string; body: Buffer }> = {
 
 const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
@@ -92,7 +95,9 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       registerAccountPages(web, deps);
       registerDashboardPage(web, deps);
       registerInvoicePages(web, deps);
+      registerInvoiceDetailPages(web, deps.invoicing);
       registerUserPages(web, deps);
+      registerAuditPage(web, deps);
 
       web.setNotFoundHandler((request, reply) => {
         setLang(request);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../modules/audit/audit-log.ts';
 import { type Lang, langOf, type Messages, messages } from './i18n.ts';
 import type { ShellContext } from './layout.ts';
 import type { Session } from './session/sessions.ts';
@@ -25,6 +26,11 @@ declare module 'fastify' {
     /** The page is open without a session (sign-in, assets). */
     public?: boolean;
   }
+}
+
+/** Who acts, for the audit trail. */
+export function actorOf(member: Member): Actor {
+  return { userId: member.session.userId, organizationId: member.company.organizationId, companyId: member.company.id };
 }
 
 export const SESSION_COOKIE = 'kontor_session';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setUserRole } from '../../src/modules/access/manage-users.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { putCustomer } from '../invoicing/helpers.ts';
+import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
 import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
 
@@ -24,6 +24,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   let page: Page;
   let base: string;
   const dialogs: string[] = [];
+  const drafts: Record<string, string> = {};
 
   before(async () => {
     t = await testApp();
@@ -31,6 +32,23 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await putCustomer(t, 'xss', { name: XSS_NAME });
     for (const ref of ['a-1', 'a-2', 'a-3']) await issueInvoice(t, ref);
     await issueInvoice(t, 'x-1', { customer: { source: 'crm', external_ref: 'xss' } });
+    await putCustomer(t, 'wien', {
+      name: 'Wiener Handels GmbH',
+      country_code: 'AT',
+      vat_id: 'ATU58219378',
+      zip: '1010',
+      city: 'Wien',
+      street: 'Graben',
+      house_number: '1',
+    });
+    for (const [ref, customer] of [
+      ['draft-de', 'kunde-1'],
+      ['draft-at', 'wien'],
+    ] as const) {
+      const res = await postInvoice(t, invoiceBody(ref, { customer: { source: 'crm', external_ref: customer } }));
+      assert.equal(res.statusCode, 201, res.body);
+      drafts[ref] = res.json().id;
+    }
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await launch();
@@ -108,6 +126,33 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Zum Inhalt springen');
     assert.deepEqual(dialogs, [], 'no script of a customer name ran');
+  });
+
+  test('issuing a draft, and confirming the VAT warning of another', async () => {
+    await page.goto(`${base}/app/invoices?status=draft`);
+    await page.locator(`a[href="/app/invoices/${drafts['draft-de']}"]`).click();
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Entwurf');
+    await axe('draft');
+    await page.getByRole('button', { name: 'Rechnung ausstellen' }).click();
+    await page.waitForURL(/done=issued$/);
+    assert.match((await page.getByRole('heading', { level: 1 }).textContent()) ?? '', /^Rechnung RE-2026-\d{5}$/);
+    assert.equal(await page.getByRole('status').textContent(), 'Die Rechnung wurde ausgestellt.');
+    assert.equal(await page.locator('iframe.pdf').count(), 1);
+    await axe('issued invoice');
+    await screenshot(page, 'invoice');
+
+    await page.goto(`${base}/app/invoices/${drafts['draft-at']}`);
+    assert.equal(await page.getByRole('heading', { level: 2, name: 'Umsatzsteuer-Hinweis bestätigen' }).count(), 1);
+    assert.match((await page.locator('.panel.warn li').first().textContent()) ?? '', /Position 1 hat 19 % Umsatzsteuer/);
+    await axe('tax warning');
+    await screenshot(page, 'tax-warning');
+    // The confirmation box is required: the browser does not send the form without it.
+    await page.getByRole('button', { name: 'Bestätigen und ausstellen' }).click();
+    assert.match(page.url(), new RegExp(`/app/invoices/${drafts['draft-at']}$`));
+    await page.getByLabel(/Der Leistungsort liegt in Deutschland/).check();
+    await page.getByRole('button', { name: 'Bestätigen und ausstellen' }).click();
+    await page.waitForURL(/done=issued$/);
+    assert.match((await page.locator('section', { hasText: 'Bestätigter Umsatzsteuer-Hinweis' }).textContent()) ?? '', /Bestätigt von admin-main-/);
   });
 
   test('the users page is for admins; a member is refused and does not see it in the navigation', async () => {

@@ -103,6 +103,34 @@ describe('VAT verdict (design §4)', () => {
       /nicht steuerbaren Leistung an einen Kunden in Vereinigte Staaten/,
     );
   });
+  test('a place of supply in Germany confirmed by a person (the app only): German rates for a customer abroad', () => {
+    const confirmed = (input: VerdictInput) => decideVat(input, { domesticSupplyConfirmed: true });
+    for (const customer of [
+      { countryCode: 'AT', customerType: 'business' as const, vatId: 'ATU58219378' },
+      { countryCode: 'FR', customerType: 'business' as const, vatId: null },
+      { countryCode: 'NL', customerType: 'private' as const, vatId: null },
+      { countryCode: 'US', customerType: 'business' as const, vatId: null },
+    ]) {
+      assert.deepEqual(confirmed({ ...base, customer }), { verdict: 'domestic', messages: [] }, customer.countryCode);
+      // Domestic rules hold then: 0 % still needs its exemption reason.
+      assert.match(confirmed({ ...base, customer, lines: [{ vatRate: 0, taxExemptionReason: null }] }).messages[0]!, /ohne Befreiungsgrund/);
+    }
+    assert.deepEqual(
+      confirmed({
+        ...base,
+        company: { smallBusiness: false, euDistanceThresholdExceeded: true },
+        customer: { countryCode: 'NL', customerType: 'private', vatId: null },
+      }),
+      {
+        verdict: 'domestic',
+        messages: [],
+      },
+    );
+    // A small business never charges VAT: no confirmation changes that.
+    const small = confirmed({ ...base, company: { smallBusiness: true, euDistanceThresholdExceeded: false } });
+    assert.equal(small.verdict, 'small_business');
+    assert.match(small.messages[0]!, /Kleinunternehmer/);
+  });
 });
 
 describe('invoice numbers', () => {

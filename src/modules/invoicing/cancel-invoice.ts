@@ -67,6 +67,8 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
         total_gross_cents: -original.total_gross_cents,
         amount_paid_cents: 0,
         document: JSON.stringify(doc),
+        // The original keeps the person's confirmation; its storno mirrors the VAT it carries.
+        tax_confirmation: null,
         sent_at: null,
         paid_at: null,
         overdue: false,

@@ -17,12 +17,18 @@ export type IssueTerms = Pick<CreateInvoiceBody, 'service_period' | 'payment_ter
 export type IssueInputs = { company: CompanyRow; customer: CustomerRow; lines: ResolvedLine[]; body: IssueTerms; issueDate: string };
 
 /** The VAT verdict and the German messages that stop issuing (none: issuable). */
-export function issuingVerdict({ company, customer, lines }: Pick<IssueInputs, 'company' | 'customer' | 'lines'>): { verdict: VatVerdict; messages: string[] } {
-  const verdict = decideVat({
-    company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
-    customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
-    lines,
-  });
+export function issuingVerdict(
+  { company, customer, lines }: Pick<IssueInputs, 'company' | 'customer' | 'lines'>,
+  options: { domesticSupplyConfirmed?: boolean } = {},
+): { verdict: VatVerdict; messages: string[] } {
+  const verdict = decideVat(
+    {
+      company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
+      customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
+      lines,
+    },
+    options,
+  );
   const messages = [...checkIssuingDetails(company, customer, verdict.verdict), ...(customer.country_code ? verdict.messages : [])];
   return { verdict: verdict.verdict, messages };
 }

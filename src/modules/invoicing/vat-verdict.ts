@@ -29,13 +29,19 @@ function germanRates(lines: VerdictInput['lines']): string[] {
   );
 }
 
-export function decideVat(input: VerdictInput): VerdictResult {
+/**
+ * `domesticSupplyConfirmed`: a person confirmed in the app that the place of supply is in
+ * Germany although the customer is abroad (e.g. admission to an event here, work on
+ * property here): the invoice then carries German VAT like a domestic one. The API can
+ * never set it (interface §1: it does not override a tax warning).
+ */
+export function decideVat(input: VerdictInput, options: { domesticSupplyConfirmed?: boolean } = {}): VerdictResult {
   const { company, customer, lines } = input;
   if (company.smallBusiness) {
     return { verdict: 'small_business', messages: zeroOnly(lines, 'als Kleinunternehmer (§ 19 UStG)') };
   }
   const country = customer.countryCode;
-  if (country === 'DE') return { verdict: 'domestic', messages: germanRates(lines) };
+  if (country === 'DE' || options.domesticSupplyConfirmed) return { verdict: 'domestic', messages: germanRates(lines) };
   if (EU_COUNTRIES.has(country)) {
     if (customer.customerType === 'business') {
       if (!customer.vatId) {

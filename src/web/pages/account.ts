@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { recordAudit } from '../../modules/audit/audit-log.ts';
 import { html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import type { WebDeps } from '../index.ts';
 import { barePage, csrfField, type Flash, page } from '../layout.ts';
 import { endAllSessions, endSession, switchCompany } from '../session/sessions.ts';
 import { changePassword, MIN_PASSWORD_LENGTH, reachableCompanies, signIn } from '../session/sign-in.ts';
-import { redirect, SESSION_COOKIE, sendPage, shell } from '../web-request.ts';
+import { actorOf, redirect, SESSION_COOKIE, sendPage, shell } from '../web-request.ts';
 
 // Sign-in, sign-out (here and everywhere), the password change (forced after the one-time
 // password), and switching the company.
@@ -59,7 +60,17 @@ export function registerAccountPages(web: FastifyInstance, deps: WebDeps): void 
 
   web.post('/sign-out-everywhere', async (request, reply) => {
     const session = request.session as { id: string; userId: string };
-    await endAllSessions(deps.db, deps.clock, session.userId);
+    const member = request.member;
+    await deps.db.transaction().execute(async (trx) => {
+      const ended = await endAllSessions(trx, deps.clock, session.userId);
+      if (member)
+        await recordAudit(trx, actorOf(member), deps.clock.now(), {
+          action: 'user.signed_out_everywhere',
+          subjectType: 'user',
+          subjectId: session.userId,
+          after: { sessions_ended: ended },
+        });
+    });
     reply.clearCookie(SESSION_COOKIE, { path: '/app' });
     return redirect(reply, '/app/sign-in?out=1');
   });

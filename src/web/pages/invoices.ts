@@ -55,7 +55,7 @@ export function registerInvoicePages(web: FastifyInstance, deps: WebDeps): void 
 <tbody>
 ${rows.map(
   (row) => html`<tr>
-<td>${row.number ?? html`<span class="muted">${t.draft}</span>`}${row.type === 'storno' ? html` <span class="badge">${t.storno}</span>` : ''}</td>
+<td><a href="/app/invoices/${row.id}">${row.number ?? t.draft}</a>${row.type === 'storno' ? html` <span class="badge">${t.storno}</span>` : ''}</td>
 <td>${row.customer_name}</td>
 <td>${date(row.issue_date)}</td>
 <td>${date(row.due_date)}</td>

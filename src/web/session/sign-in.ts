@@ -1,5 +1,6 @@
 import type { Database } from '../../db/connection.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { recordAudit } from '../../modules/audit/audit-log.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
 import { endAllSessions, startSession } from './sessions.ts';
@@ -74,7 +75,17 @@ export async function changePassword(
   const hash = await hashPassword(input.next);
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ password_hash: hash, password_change_required: false }).where('id', '=', userId).execute();
-    await endAllSessions(trx, clock, userId, sessionId);
+    const ended = await endAllSessions(trx, clock, userId, sessionId);
+    // In the trail of every organisation the person belongs to; the password itself never.
+    const organizations = await trx.selectFrom('memberships').select('organization_id').where('user_id', '=', userId).execute();
+    for (const { organization_id } of organizations) {
+      await recordAudit(trx, { userId, organizationId: organization_id, companyId: null }, clock.now(), {
+        action: 'user.password_changed',
+        subjectType: 'user',
+        subjectId: userId,
+        after: { other_sessions_ended: ended },
+      });
+    }
   });
   return { ok: true };
 }

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { listAudit } from '../../modules/audit/audit-log.ts';
+import { type Html, html } from '../html.ts';
+import type { WebDeps } from '../index.ts';
+import { page } from '../layout.ts';
+import { sendPage, shell } from '../web-request.ts';
+import { memberOrNoCompanyPage } from './require-member.ts';
+
+// The audit trail of the company (and the organisation-wide changes of its people), newest
+// first, 50 per page. Read only: there is no way to change an entry.
+
+const timeFormat = (timeZone: string) => new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeStyle: 'medium', timeZone });
+
+function values(value: Record<string, unknown> | null): Html {
+  if (!value) return html`<span class="muted">–</span>`;
+  return html`<dl class="values">${Object.entries(value).map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`)}</dl>`;
+}
+
+export function registerAuditPage(web: FastifyInstance, deps: WebDeps): void {
+  web.get('/audit', async (request, reply) => {
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    const t = request.t;
+    const raw = (request.query as { before?: string }).before;
+    const beforeSeq = raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+    const entries = await listAudit(deps.db, member.company.organizationId, member.company.id, { ...(beforeSeq ? { beforeSeq } : {}), limit: 51 });
+    const shown = entries.slice(0, 50);
+    const company = await deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow();
+    const time = timeFormat(company.timezone);
+    const body = html`<p class="lead">${t.auditIntro}</p>
+${
+  shown.length === 0
+    ? html`<p class="empty">${t.auditEmpty}</p>`
+    : html`<div class="table-wrap"><table class="table audit">
+<thead><tr><th scope="col">${t.when}</th><th scope="col">${t.who}</th><th scope="col">${t.what}</th><th scope="col">${t.subject}</th><th scope="col">${t.before}</th><th scope="col">${t.after}</th></tr></thead>
+<tbody>${shown.map(
+        (e) =>
+          html`<tr><td>${time.format(e.at)}</td><td>${e.email}</td><td>${t.actions[e.action] ?? e.action}</td><td>${e.subject_type}${e.subject_id ? html` <code>${e.subject_id}</code>` : ''}</td><td>${values(e.before)}</td><td>${values(e.after)}</td></tr>`,
+      )}</tbody></table></div>`
+}
+${entries.length > 50 ? html`<nav class="paging"><a href="/app/audit?before=${shown.at(-1)?.seq}" rel="next">${t.older}</a></nav>` : ''}`;
+    return sendPage(reply, page(shell(request, 'audit'), t.audit, body));
+  });
+}
