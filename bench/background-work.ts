@@ -7,6 +7,7 @@
 // ends with one JSON line; this runs them one after the other, collects those lines and
 // renders their targets and a table for RESULTS.md.
 import path from 'node:path';
+import type { AppPagesFigures } from './app-pages.ts';
 import type { ChildOutput } from './bank-import-child.ts';
 import type { LedgerImportFigures } from './bank-import-ledger.ts';
 import type { PartnerReadFigures } from './partner-read.ts';
@@ -73,6 +74,8 @@ export type BackgroundResult = {
     partnerRead: PartnerReadFigures[];
     statementRun: { concurrency: number; results: StatementRunFigures[] };
   };
+  /** Issue 15: the back-office app's pages with 100,000 invoices. */
+  appPages: AppPagesFigures[];
 };
 
 const LABEL: Record<Database, string> = { pglite: 'PGlite', postgres: 'PostgreSQL' };
@@ -92,6 +95,7 @@ export async function measureBackgroundWork(only: Database | undefined, log: (te
   const revenueEvents = await run<{ results: RevenueEventsFigures[] }>('revenue-events', 15 * 60_000);
   const partnerRead = await run<{ results: PartnerReadFigures[] }>('partner-read', 15 * 60_000);
   const statementRun = await run<{ concurrency: number; results: StatementRunFigures[] }>('statement-run', 20 * 60_000);
+  const appPages = await run<{ results: AppPagesFigures[] }>('app-pages', 20 * 60_000);
   return {
     bank: bank.results,
     webhooks: webhooks.webhooks,
@@ -99,6 +103,7 @@ export async function measureBackgroundWork(only: Database | undefined, log: (te
     usage: usage.results,
     billing,
     revenueShare: { ledgerImport: ledgerImport.results, revenueEvents: revenueEvents.results, partnerRead: partnerRead.results, statementRun },
+    appPages: appPages.results,
   };
 }
 
@@ -166,6 +171,11 @@ export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] 
     });
   }
   list.push(...revenueShareTargets(result.revenueShare));
+  for (const r of result.appPages.filter((f) => f.database === 'postgres')) {
+    for (const p of r.pages)
+      list.push({ what: `App with ${r.invoices.toLocaleString('en-US')} invoices: ${p.page}, p95 on the server`, figure: `${p.p95Ms} ms`, goal: '< 100 ms', met: p.p95Ms < 100 });
+    list.push({ what: "App's first load: JavaScript gzipped", figure: `${r.jsGzipBytes} bytes`, goal: '< 300 KB', met: r.jsGzipBytes < 300 * 1024 });
+  }
   return list;
 }
 

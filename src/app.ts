@@ -19,6 +19,7 @@ import { registerProductRoutes } from './modules/products/index.ts';
 import { registerCommissionStatementRoutes } from './modules/statements/index.ts';
 import type { Clock } from './shared/clock.ts';
 import { AppError } from './shared/errors.ts';
+import type { Sealer } from './shared/secrets.ts';
 import { registerWebApp } from './web/index.ts';
 
 declare module 'fastify' {
@@ -40,6 +41,8 @@ export type AppDeps = {
   logger?: FastifyServerOptions['logger'];
   /** Request and header timeouts (http/transport.ts); tests pass short ones. */
   timeouts?: Partial<Timeouts>;
+  /** Seals and opens secrets with the instance secret (payout accounts in the app). */
+  sealer: Sealer;
   /** Renderers, booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
   invoicing: Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed' | 'liveness'>;
 };
@@ -109,6 +112,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
-  await registerWebApp(app, { db: deps.db, clock: deps.clock, invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock } });
+  await registerWebApp(app, { db: deps.db, clock: deps.clock, sealer: deps.sealer, invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock } });
   return app;
 }

@@ -47,7 +47,9 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   // connection per company mailbox.
   const mailer = createMailer({ dataDir: config.dataDir, sealer });
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
-  const app = withHttp ? await buildApp({ db: handle.db, clock, config, authenticator, invoicing: { ...invoicing, liveness: handle.liveness } }) : undefined;
+  const app = withHttp
+    ? await buildApp({ db: handle.db, clock, config, authenticator, sealer, invoicing: { ...invoicing, liveness: handle.liveness } })
+    : undefined;
   const control =
     handle.kind === 'pglite'
       ? await startControlSocket(config.dataDir, async ({ argv: forwarded, cwd }) => {

@@ -1,4 +1,5 @@
 import { PGlite, types } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type Liveness, localLiveness, serverLiveness } from './liveness.ts';
@@ -38,6 +39,9 @@ export const pgTypes = {
     return pg.types.getTypeParser(oid, format);
   }) as typeof pg.types.getTypeParser,
 };
+
+/** The extensions the schema uses (migration 0025: trigram indexes for the app's searches); a server has them as contrib. */
+export const pgliteExtensions = { pg_trgm };
 
 /** Type parsers for PGlite, the same as pgTypes. */
 export const pgliteParsers = { [types.INT8]: parseInt8, [types.NUMERIC]: keepString, [types.DATE]: keepString };
@@ -81,6 +85,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(loadDataDir ? { loadDataDir } : {}),
     parsers: pgliteParsers,
+    extensions: pgliteExtensions,
   });
   await pglite.waitReady;
   // Statements are prepared once per SQL text (pglite-query.ts). Plan each execution with

@@ -6,6 +6,7 @@ import type { ContractTables } from './schema-contracts.ts';
 import type { DunningNoticesTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
+import type { PayoutTables } from './schema-payouts.ts';
 import type { WebTables } from './schema-web.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.ts';
 
@@ -194,7 +195,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables, WebTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables, WebTables, PayoutTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -2,9 +2,6 @@ import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/connection.ts';
-import type { InvoicingDeps } from '../modules/invoicing/invoicing-deps.ts';
-import type { Clock } from '../shared/clock.ts';
 import { html } from './html.ts';
 import { barePage } from './layout.ts';
 import { registerAccountPages } from './pages/account.ts';
@@ -12,18 +9,20 @@ import { registerAuditPage } from './pages/audit.ts';
 import { registerDashboardPage } from './pages/dashboard.ts';
 import { registerInvoiceDetailPages } from './pages/invoice-detail.ts';
 import { registerInvoicePages } from './pages/invoices.ts';
+import { registerPartnerPages } from './pages/partners.ts';
+import { registerPayoutPages } from './pages/payouts.ts';
 import { registerUserPages } from './pages/users.ts';
 import { sameOrigin, tokenMatches } from './session/csrf.ts';
 import { findSession } from './session/sessions.ts';
 import { reachableCompanies } from './session/sign-in.ts';
-import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang } from './web-request.ts';
+import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang, type WebDeps } from './web-request.ts';
+
+export type { WebDeps } from './web-request.ts';
 
 // The back-office app under /app (design §7): server-rendered pages over the same module
 // operations as the API and the command line. Sessions in HttpOnly SameSite cookies backed
 // by app_sessions; every POST carries the session's CSRF token; pages need a session,
 // some the admin role; a person only ever sees the companies they belong to.
-
-export type WebDeps = { db: Database; clock: Clock; invoicing: InvoicingDeps };
 
 const ASSETS: Record<string, { type: string; body: Buffer }> = {
   'app.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url)) },
@@ -43,6 +42,10 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
     async (web) => {
       await web.register(cookie);
       await web.register(formbody, { bodyLimit: 64 * 1024 });
+      // The app's pages are no part of the API's OpenAPI document.
+      web.addHook('onRoute', (route) => {
+        route.schema = { ...(route.schema ?? {}), hide: true };
+      });
       web.decorateRequest('lang', 'de');
       web.decorateRequest('t', null as never);
       web.decorateRequest('session', null);
@@ -98,6 +101,8 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       registerInvoiceDetailPages(web, deps.invoicing);
       registerUserPages(web, deps);
       registerAuditPage(web, deps);
+      registerPartnerPages(web, deps);
+      registerPayoutPages(web, deps);
 
       web.setNotFoundHandler((request, reply) => {
         setLang(request);

@@ -1,5 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/connection.ts';
 import type { Actor } from '../modules/audit/audit-log.ts';
+import type { InvoicingDeps } from '../modules/invoicing/invoicing-deps.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Sealer } from '../shared/secrets.ts';
 import { type Lang, langOf, type Messages, messages } from './i18n.ts';
 import type { ShellContext } from './layout.ts';
 import type { Session } from './session/sessions.ts';
@@ -32,6 +36,9 @@ declare module 'fastify' {
 export function actorOf(member: Member): Actor {
   return { userId: member.session.userId, organizationId: member.company.organizationId, companyId: member.company.id };
 }
+
+/** What the app's pages get from the server. */
+export type WebDeps = { db: Database; clock: Clock; sealer: Sealer; invoicing: InvoicingDeps };
 
 export const SESSION_COOKIE = 'kontor_session';
 export const LANG_COOKIE = 'kontor_lang';

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setUserRole } from '../../src/modules/access/manage-users.ts';
+import { partnerWithOctoberGutschrift } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
+import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
 import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
 
 // Issue 15, point 5: the app in a real browser (Debian's Chromium via playwright-core) over
@@ -25,6 +28,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   let base: string;
   const dialogs: string[] = [];
   const drafts: Record<string, string> = {};
+  let partnerId: string;
 
   before(async () => {
     t = await testApp();
@@ -49,6 +53,8 @@ describe('back-office app in Chromium', { skip: missing }, () => {
       assert.equal(res.statusCode, 201, res.body);
       drafts[ref] = res.json().id;
     }
+    // A partner with an issued Gutschrift for October (80.00 net commission), to be paid out.
+    partnerId = await partnerWithOctoberGutschrift(t, 'gs', { name: 'Vertriebspartner Nord GmbH', netAmount: '800.00' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await launch();
@@ -153,6 +159,37 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('button', { name: 'Bestätigen und ausstellen' }).click();
     await page.waitForURL(/done=issued$/);
     assert.match((await page.locator('section', { hasText: 'Bestätigter Umsatzsteuer-Hinweis' }).textContent()) ?? '', /Bestätigt von admin-main-/);
+  });
+
+  test('setting a payout IBAN (a wrong check digit first), then a payout run with its pain.001 file', async () => {
+    await page.goto(`${base}/app/partners`);
+    await axe('partners');
+    await page.getByRole('link', { name: 'Vertriebspartner Nord GmbH' }).click();
+    await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 52');
+    await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /Die IBAN ist ungültig/);
+    assert.equal(await page.getByLabel('IBAN').getAttribute('aria-invalid'), 'true');
+    await axe('payout account refused');
+    await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 51');
+    await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
+    await page.waitForURL(/done=1$/);
+    assert.match((await page.locator('.panel').textContent()) ?? '', /DE02 •••• 2051/);
+    await screenshot(page, 'partner');
+
+    await page.getByRole('link', { name: 'Auszahlungen' }).click();
+    await axe('payouts');
+    await screenshot(page, 'payouts');
+    await page.getByRole('button', { name: 'Zahllauf erstellen' }).click();
+    await page.waitForURL(/\/app\/payouts\/pay_/);
+    assert.match((await page.getByRole('status').textContent()) ?? '', /1 Überweisung über 95,20\s€ als bezahlt vermerkt/);
+    await axe('payout run');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'SEPA-Datei (pain.001) herunterladen' }).click()]);
+    const file = readFileSync((await download.path()) as string, 'utf8');
+    assert.deepEqual(await sepaSchemaErrors(file), []);
+    assert.match(file, /<InstdAmt Ccy="EUR">95\.20<\/InstdAmt>/);
+    assert.match(file, /<IBAN>DE02120300000000202051<\/IBAN>/);
+    const statement = await t.handle.db.selectFrom('commission_statements').select('paid_at').where('partner_id', '=', partnerId).executeTakeFirstOrThrow();
+    assert.ok(statement.paid_at, 'the statement is marked paid');
   });
 
   test('the users page is for admins; a member is refused and does not see it in the navigation', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { runDueWork } from '../../src/jobs/index.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 // Shared steps of the revenue-share tests: partners, agreements, attributions, revenue
@@ -73,4 +74,45 @@ export async function balanceAgainstEntries(t: TestApp, partnerId: string) {
     kept: { open: Number(partner.balance_open_cents), statemented: Number(partner.balance_statemented_cents), paid: Number(partner.balance_paid_cents) },
     summed: { open: sum('open'), statemented: sum('statemented'), paid: sum('paid') },
   };
+}
+
+/** A German business partner paid by Gutschrift (self-billing agreed), with a full address. */
+export const SELF_BILLING_PARTNER = {
+  tax_status: 'domestic_regular',
+  billing_mode: 'self_billing',
+  self_billing_agreed_on: '2026-01-01',
+  vat_id: 'DE136695976',
+  street: 'Weg',
+  house_number: '1',
+  zip: '10115',
+  city: 'Berlin',
+  country_code: 'DE',
+};
+
+/**
+ * A self-billing partner `ref` earning 10 % of every customer's revenue, `netAmount` of
+ * revenue paid on 2026-10-10, and the statement run of 2026-11-01: the partner has one
+ * Gutschrift for October (issued, or a draft when the company reviews statements). The
+ * clock ends at `endAt`. Returns the partner's id.
+ */
+export async function partnerWithOctoberGutschrift(
+  t: TestApp,
+  ref: string,
+  options: { name?: string; netAmount: string; endAt?: string; partner?: Record<string, unknown> },
+): Promise<string> {
+  const partnerId = await putPartner(t, ref, { ...SELF_BILLING_PARTNER, ...(options.name ? { name: options.name } : {}), ...options.partner });
+  await putAgreement(t, `${ref}-ag`, {
+    partner_ref: ref,
+    start_date: '2026-01-01',
+    applies_to: 'all_customers',
+    tiers: [{ from_month: 1, to_month: null, percent: 10 }],
+  });
+  await postEvent(t, { external_ref: `${ref}-e-1`, occurred_at: '2026-10-10T10:00:00Z', net_amount: options.netAmount });
+  t.clock.set('2026-11-01T12:00:00Z');
+  await runDueWork(
+    { db: t.handle.db, clock: t.clock, services: { invoicing: t.invoicing } },
+    { asOf: '2026-11-01', companyId: t.company.companyId, log: () => {} },
+  );
+  t.clock.set(options.endAt ?? '2026-11-21T10:00:00Z');
+  return partnerId;
 }

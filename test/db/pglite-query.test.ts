@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { messages, PGlite } from '@electric-sql/pglite';
-import { pgliteParsers } from '../../src/db/connection.ts';
+import { pgliteExtensions, pgliteParsers } from '../../src/db/connection.ts';
 import { type PgliteQuery, pgliteQuery } from '../../src/db/pglite-query.ts';
 import { writeTemplate } from '../../src/db/write-template.ts';
 
@@ -163,7 +163,7 @@ describe('pglite fast query path equals pglite.query', () => {
   before(async () => {
     const file = await writeTemplate();
     const open = async () => {
-      const pglite = new PGlite({ loadDataDir: new Blob([readFileSync(file)]), parsers: pgliteParsers });
+      const pglite = new PGlite({ loadDataDir: new Blob([readFileSync(file)]), parsers: pgliteParsers, extensions: pgliteExtensions });
       await pglite.exec(SETUP);
       return pglite;
     };

@@ -56,7 +56,7 @@ export async function testApp(
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kontor-test-data-'));
   const outside = invoicingOutside({ dataDir, sealer });
   const invoicing = { ...outside, liveness: handle.liveness, ...options.invoicing };
-  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, invoicing, ...options.app });
+  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, sealer, invoicing, ...options.app });
 
   const newCompany = async (label: string): Promise<TestCompany> => {
     counter += 1;

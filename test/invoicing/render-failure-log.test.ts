@@ -34,6 +34,7 @@ describe('a render failure is logged with its cause, the answer carries none', (
     broken = await buildApp({
       db: t.handle.db,
       clock: t.clock,
+      sealer,
       config: { logLevel: 'info' },
       logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
       invoicing: {

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { type CommandContext, runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
 import { runDueWork } from '../../src/jobs/index.ts';
-import { partnerBalance, postEvent, putAgreement, putPartner } from '../commissions/helpers.ts';
+import { partnerBalance, partnerWithOctoberGutschrift, postEvent } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 
 // `kontor admin statement issue|send|cancel|objection|mark-paid ID --json` (design §2): the
@@ -35,30 +35,7 @@ describe('kontor admin statement', () => {
     t = await testApp({ now: '2026-11-21T10:00:00Z' });
     ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: process.cwd(), dataDir: t.dataDir };
     await t.handle.db.updateTable('companies').set({ statements_need_review: true }).where('id', '=', t.company.companyId).execute();
-    gsPartner = await putPartner(t, 'gs', {
-      email: 'gs@partner.example',
-      tax_status: 'domestic_regular',
-      billing_mode: 'self_billing',
-      self_billing_agreed_on: '2026-01-01',
-      vat_id: 'DE136695976',
-      street: 'Weg',
-      house_number: '1',
-      zip: '10115',
-      city: 'Berlin',
-      country_code: 'DE',
-    });
-    await putAgreement(t, 'ag', {
-      partner_ref: 'gs',
-      start_date: '2026-01-01',
-      applies_to: 'all_customers',
-      tiers: [{ from_month: 1, to_month: null, percent: 10 }],
-    });
-    await postEvent(t, { external_ref: 'e-1', occurred_at: '2026-10-10T10:00:00Z', net_amount: '500.00' });
-    t.clock.set('2026-11-01T12:00:00Z');
-    await runDueWork(
-      { db: t.handle.db, clock: t.clock, services: { invoicing: t.invoicing } },
-      { asOf: '2026-11-01', companyId: t.company.companyId, log: () => {} },
-    );
+    gsPartner = await partnerWithOctoberGutschrift(t, 'gs', { netAmount: '500.00', endAt: '2026-11-01T12:00:00Z', partner: { email: 'gs@partner.example' } });
   });
   after(() => t.close());
 

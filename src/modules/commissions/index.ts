@@ -8,6 +8,7 @@ import { registerCommissionAttributionRoutes } from './attributions.routes.ts';
 import { registerCommissionEntryRoutes } from './entries.routes.ts';
 import { registerCommissionPartnerRoutes } from './partners.routes.ts';
 import { registerRevenueEventRoutes } from './revenue-events.routes.ts';
+import './payout-account.ts'; // the job that mails the company about a changed payout account
 
 export { agreementView } from './agreement-view.ts';
 export { findAgreementByRef } from './agreements.repository.ts';
@@ -21,6 +22,7 @@ export { applyBalanceDeltas, BalanceDeltas } from './ledger/balances.ts';
 export { decodeSeqCursor, encodeSeqCursor, listedPartner, type PartnerListQuery } from './list-entries.ts';
 export { partnerView } from './partner-view.ts';
 export { findPartnerByRef } from './partners.repository.ts';
+export { maskIban, PAYOUT_NOTICE_JOB, PayoutAccountError, setPayoutAccount } from './payout-account.ts';
 export { upsertCommissionAgreement } from './upsert-agreement.ts';
 export { upsertCommissionAttribution } from './upsert-attribution.ts';
 export { upsertCommissionPartner } from './upsert-partner.ts';

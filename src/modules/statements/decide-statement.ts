@@ -35,7 +35,7 @@ async function context(trx: Trx, statementId: string) {
     .selectAll()
     .where('company_id', '=', company.id)
     .where('id', '=', statement.partner_id)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirstOrThrow()) as PartnerRow;
   return { statement, company, partner };
 }
@@ -205,26 +205,29 @@ export function objectToStatement(deps: Deps, statementId: string, by = 'cli'): 
 
 /** Marks an issued statement paid (the payout left): its entries paid, the balance moved from statemented to paid. */
 export function markStatementPaid(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
-  return inTransaction(deps.db, async (trx) => {
-    const { statement, company } = await context(trx, statementId);
-    if (statement.paid_at) return { statement: await view(trx, statement), changed: false };
-    if (statement.type !== 'statement' || (statement.status !== 'issued' && statement.status !== 'sent'))
-      throw new StatementError(
-        `statement ${statement.number ?? statement.id} is ${statement.type === 'statement' ? statement.status : 'a cancellation'} and cannot be paid`,
-      );
-    const now = deps.clock.now();
-    await moveEntries(trx, statement, 'statemented', 'paid', now);
-    const paid = (await trx
-      .updateTable('commission_statements')
-      .set({ paid_at: now, decided_by: by, updated_at: now })
-      .where('company_id', '=', company.id)
-      .where('id', '=', statement.id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as StatementRow;
-    const paidView = await view(trx, paid);
-    await recordEvent(trx, { companyId: company.id, type: 'commission_statement.paid', subjectId: statement.id, data: paidView, createdAt: now });
-    return { statement: paidView, changed: true };
-  });
+  return inTransaction(deps.db, (trx) => markStatementPaidIn(trx, deps.clock, statementId, by));
+}
+
+/** markStatementPaid inside the caller's transaction (the payout run pays several at once). */
+export async function markStatementPaidIn(trx: Trx, clock: Clock, statementId: string, by: string): Promise<DecidedStatement> {
+  const { statement, company } = await context(trx, statementId);
+  if (statement.paid_at) return { statement: await view(trx, statement), changed: false };
+  if (statement.type !== 'statement' || (statement.status !== 'issued' && statement.status !== 'sent'))
+    throw new StatementError(
+      `statement ${statement.number ?? statement.id} is ${statement.type === 'statement' ? statement.status : 'a cancellation'} and cannot be paid`,
+    );
+  const now = clock.now();
+  await moveEntries(trx, statement, 'statemented', 'paid', now);
+  const paid = (await trx
+    .updateTable('commission_statements')
+    .set({ paid_at: now, decided_by: by, updated_at: now })
+    .where('company_id', '=', company.id)
+    .where('id', '=', statement.id)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as StatementRow;
+  const paidView = await view(trx, paid);
+  await recordEvent(trx, { companyId: company.id, type: 'commission_statement.paid', subjectId: statement.id, data: paidView, createdAt: now });
+  return { statement: paidView, changed: true };
 }
 
 function negate(amount: string): string {

@@ -8,6 +8,7 @@ export {
   type DecidedStatement,
   issueDraftStatement,
   markStatementPaid,
+  markStatementPaidIn,
   objectToStatement,
   StatementError,
   sendStatement,

@@ -2,11 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../modules/audit/audit-log.ts';
 import { html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
-import type { WebDeps } from '../index.ts';
 import { barePage, csrfField, type Flash, page } from '../layout.ts';
 import { endAllSessions, endSession, switchCompany } from '../session/sessions.ts';
 import { changePassword, MIN_PASSWORD_LENGTH, reachableCompanies, signIn } from '../session/sign-in.ts';
-import { actorOf, redirect, SESSION_COOKIE, sendPage, shell } from '../web-request.ts';
+import { actorOf, redirect, SESSION_COOKIE, sendPage, shell, type WebDeps } from '../web-request.ts';
 
 // Sign-in, sign-out (here and everywhere), the password change (forced after the one-time
 // password), and switching the company.

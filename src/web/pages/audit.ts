@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { listAudit } from '../../modules/audit/audit-log.ts';
 import { type Html, html } from '../html.ts';
-import type { WebDeps } from '../index.ts';
 import { page } from '../layout.ts';
-import { sendPage, shell } from '../web-request.ts';
+import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The audit trail of the company (and the organisation-wide changes of its people), newest

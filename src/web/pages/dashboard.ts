@@ -3,9 +3,8 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
-import type { WebDeps } from '../index.ts';
 import { page } from '../layout.ts';
-import { sendPage, shell } from '../web-request.ts';
+import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { euro, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Html, html } from '../html.ts';
-import type { WebDeps } from '../index.ts';
 import { page } from '../layout.ts';
-import { sendPage, shell } from '../web-request.ts';
+import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { encodeAfter, type ListQuery, listInvoices, parseListQuery, type SortKey, STATUS_FILTERS } from './invoice-list.ts';
 import { date, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';

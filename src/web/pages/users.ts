@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../html.ts';
-import type { WebDeps } from '../index.ts';
 import { page } from '../layout.ts';
-import { sendPage, shell } from '../web-request.ts';
+import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The people of the organisation (admins only): e-mail, role, active, companies reached.

@@ -1,0 +1,171 @@
+import type { Database } from '../../db/connection.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { newId } from '../../shared/ids.ts';
+import { formatCents } from '../../shared/money.ts';
+import type { Sealer } from '../../shared/secrets.ts';
+import { type Actor, recordAudit } from '../audit/audit-log.ts';
+import { markStatementPaidIn } from '../statements/index.ts';
+import { buildPain001, PayoutFileError, type PayoutPayment } from './pain001.ts';
+
+// The payout run (issue 15, interface §1: paying a partner is a person's decision in the
+// app): the chosen statements are marked paid (entries paid, balances moved, events
+// commission_statement.paid) and the SEPA credit-transfer file is written and kept — one
+// transaction, so a refused file pays nothing and a paid statement is always in a file.
+// Each transfer carries the statement's number as EndToEndId and Verwendungszweck.
+
+export class PayoutRunError extends Error {}
+
+export type PayableStatement = {
+  id: string;
+  number: string;
+  kind: string;
+  partner_id: string;
+  partner_name: string;
+  iban_masked: string | null;
+  gross_cents: number;
+  period_start: string;
+  period_end: string;
+  issued_on: string | null;
+};
+
+/** Issued or sent statements not paid yet, not cancelled, with a positive amount, oldest first. */
+export function payableStatements(db: Database, companyId: string): Promise<PayableStatement[]> {
+  return db
+    .selectFrom('commission_statements as s')
+    .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 's.company_id').onRef('p.id', '=', 's.partner_id'))
+    .select([
+      's.id',
+      's.number',
+      's.kind',
+      's.partner_id',
+      'p.name as partner_name',
+      'p.iban_masked',
+      's.gross_cents',
+      's.period_start',
+      's.period_end',
+      's.issue_date as issued_on',
+    ])
+    .where('s.company_id', '=', companyId)
+    .where('s.type', '=', 'statement')
+    .where('s.status', 'in', ['issued', 'sent'])
+    .where('s.paid_at', 'is', null)
+    .where('s.gross_cents', '>', 0)
+    .orderBy('s.seq')
+    .execute() as Promise<PayableStatement[]>;
+}
+
+export type PayoutRunResult = { runId: string; messageId: string; count: number; totalCents: bigint; file: string };
+
+export async function runPayout(
+  deps: { db: Database; clock: Clock; sealer: Sealer },
+  companyId: string,
+  input: { statementIds: readonly string[]; executionDate: string },
+  actor: Actor & { email: string },
+): Promise<PayoutRunResult> {
+  const ids = [...new Set(input.statementIds)];
+  if (ids.length === 0) throw new PayoutRunError('Bitte wählen Sie mindestens eine Gutschrift oder Abrechnung aus.');
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.executionDate)) throw new PayoutRunError('Das Ausführungsdatum fehlt.');
+  return inTransaction(deps.db, async (trx) => {
+    const company = await trx
+      .selectFrom('companies')
+      .select(['name', 'account_holder', 'iban', 'bic', 'timezone'])
+      .where('id', '=', companyId)
+      .executeTakeFirstOrThrow();
+    if (!company.iban) throw new PayoutRunError('Für die Firma ist keine Bankverbindung (IBAN) hinterlegt, von der gezahlt werden kann.');
+    if (input.executionDate < deps.clock.today(company.timezone)) throw new PayoutRunError('Das Ausführungsdatum liegt in der Vergangenheit.');
+    const rows = await trx
+      .selectFrom('commission_statements as s')
+      .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 's.company_id').onRef('p.id', '=', 's.partner_id'))
+      .select([
+        's.id',
+        's.number',
+        's.type',
+        's.status',
+        's.paid_at',
+        's.gross_cents',
+        's.partner_id',
+        's.period_start',
+        's.period_end',
+        'p.name',
+        'p.iban_sealed',
+        'p.bic',
+        'p.payout_rail',
+      ])
+      .where('s.company_id', '=', companyId)
+      .where('s.id', 'in', ids)
+      .orderBy('s.seq')
+      // The statements only: the partners' rows carry the ledger's key-share locks.
+      .forNoKeyUpdate('s')
+      .execute();
+    if (rows.length !== ids.length) throw new PayoutRunError('Eine der gewählten Abrechnungen gibt es nicht (mehr).');
+    const payments: PayoutPayment[] = [];
+    for (const row of rows) {
+      const label = row.number ?? row.id;
+      if (row.type !== 'statement' || (row.status !== 'issued' && row.status !== 'sent'))
+        throw new PayoutRunError(`${label} ist ${row.type === 'statement' ? 'nicht ausgestellt' : 'eine Stornierung'} und kann nicht ausgezahlt werden.`);
+      if (row.paid_at) throw new PayoutRunError(`${label} ist bereits als bezahlt vermerkt.`);
+      if (row.gross_cents <= 0) throw new PayoutRunError(`${label} hat keinen auszuzahlenden Betrag.`);
+      if (row.payout_rail !== 'sepa_credit_transfer') throw new PayoutRunError(`${row.name} wird nicht per SEPA-Überweisung ausgezahlt (${label}).`);
+      if (!row.iban_sealed) throw new PayoutRunError(`Für ${row.name} ist kein Auszahlungskonto hinterlegt (${label}).`);
+      payments.push({
+        endToEndId: label,
+        amountCents: BigInt(row.gross_cents),
+        creditor: { name: row.name, iban: deps.sealer.open(row.iban_sealed), bic: row.bic },
+        remittance: `${label} Provision ${row.period_start} bis ${row.period_end}`,
+      });
+    }
+    const runId = newId('pay');
+    const messageId = `KONTOR-${runId.slice(4, 30).toUpperCase()}`;
+    const now = deps.clock.now();
+    let file: string;
+    try {
+      file = buildPain001({
+        messageId,
+        createdAt: now,
+        executionDate: input.executionDate,
+        debtor: { name: company.account_holder ?? company.name, iban: company.iban, bic: company.bic },
+        payments,
+      });
+    } catch (error) {
+      if (error instanceof PayoutFileError) throw new PayoutRunError(`Die Überweisungsdatei kann so nicht erstellt werden: ${error.message}`);
+      throw error;
+    }
+    const totalCents = payments.reduce((sum, p) => sum + BigInt(p.amountCents), 0n);
+    await trx
+      .insertInto('payout_runs')
+      .values({
+        company_id: companyId,
+        id: runId,
+        message_id: messageId,
+        execution_date: input.executionDate,
+        payment_count: payments.length,
+        total_cents: Number(totalCents),
+        file,
+        created_by: actor.userId,
+        created_at: now,
+      })
+      .execute();
+    await trx
+      .insertInto('payout_run_items')
+      .values(
+        rows.map((row) => ({
+          company_id: companyId,
+          run_id: runId,
+          statement_id: row.id,
+          partner_id: row.partner_id,
+          amount_cents: row.gross_cents,
+          end_to_end_id: row.number ?? row.id,
+        })),
+      )
+      .execute();
+    for (const row of rows) await markStatementPaidIn(trx, deps.clock, row.id, actor.email);
+    await recordAudit(trx, actor, now, {
+      action: 'payout.run',
+      subjectType: 'payout_run',
+      subjectId: runId,
+      after: { statements: rows.map((r) => r.number), total: formatCents(totalCents), execution_date: input.executionDate, message_id: messageId },
+    });
+    return { runId, messageId, count: payments.length, totalCents, file };
+  });
+}
