@@ -173,7 +173,12 @@ export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] 
   list.push(...revenueShareTargets(result.revenueShare));
   for (const r of result.appPages.filter((f) => f.database === 'postgres')) {
     for (const p of r.pages)
-      list.push({ what: `App with ${r.invoices.toLocaleString('en-US')} invoices: ${p.page}, p95 on the server`, figure: `${p.p95Ms} ms`, goal: '< 100 ms', met: p.p95Ms < 100 });
+      list.push({
+        what: `App with ${r.invoices.toLocaleString('en-US')} invoices: ${p.page}, p95 on the server`,
+        figure: `${p.p95Ms} ms`,
+        goal: '< 100 ms',
+        met: p.p95Ms < 100,
+      });
     list.push({ what: "App's first load: JavaScript gzipped", figure: `${r.jsGzipBytes} bytes`, goal: '< 300 KB', met: r.jsGzipBytes < 300 * 1024 });
   }
   return list;
