@@ -6,6 +6,7 @@ import { html } from './html.ts';
 import { barePage } from './layout.ts';
 import { registerAccountPages } from './pages/account.ts';
 import { registerAuditPage } from './pages/audit.ts';
+import { registerBankPages } from './pages/bank.ts';
 import { registerDashboardPage } from './pages/dashboard.ts';
 import { registerInvoiceDetailPages } from './pages/invoice-detail.ts';
 import { registerInvoicePages } from './pages/invoices.ts';
@@ -64,6 +65,8 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       web.addHook('preHandler', async (request, reply) => {
         if (request.routeOptions.config.public || request.method === 'GET' || request.method === 'HEAD') return;
         if (!request.session) return;
+        // A file upload's token arrives among its parts: the upload's handler checks it (bank.ts).
+        if (String(request.headers['content-type'] ?? '').startsWith('multipart/form-data')) return loadMember(request, reply, deps);
         const body = request.body as Record<string, unknown> | undefined;
         const token = body?._csrf ?? request.headers['x-csrf-token'];
         if (!tokenMatches(request.session.csrfToken, token) || !sameOrigin(request.headers.origin, request.headers.host)) {
@@ -103,6 +106,7 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       registerAuditPage(web, deps);
       registerPartnerPages(web, deps);
       registerPayoutPages(web, deps);
+      registerBankPages(web, deps);
 
       web.setNotFoundHandler((request, reply) => {
         setLang(request);

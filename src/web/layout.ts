@@ -12,7 +12,7 @@ export type ShellContext = {
   company: { id: string; name: string };
   companies: readonly { id: string; name: string }[];
   /** The navigation entry of this page. */
-  section: 'dashboard' | 'invoices' | 'partners' | 'payouts' | 'users' | 'audit' | 'password';
+  section: 'dashboard' | 'invoices' | 'bank' | 'partners' | 'payouts' | 'users' | 'audit' | 'password';
 };
 
 export type Flash = { kind: 'ok' | 'error'; text: string } | null;
@@ -52,6 +52,7 @@ export function page(ctx: ShellContext, title: string, body: Html, flash: Flash 
 <ul>
 ${nav('dashboard', '/app/dashboard', t.nav.dashboard)}
 ${nav('invoices', '/app/invoices', t.nav.invoices)}
+${nav('bank', '/app/bank', t.nav.bank)}
 ${nav('partners', '/app/partners', t.nav.partners)}
 ${ctx.role === 'admin' ? nav('payouts', '/app/payouts', t.nav.payouts) : ''}
 ${nav('audit', '/app/audit', t.nav.audit)}

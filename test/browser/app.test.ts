@@ -7,7 +7,7 @@ import { setUserRole } from '../../src/modules/access/manage-users.ts';
 import { partnerWithOctoberGutschrift } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
-import { issueInvoice } from '../payments/helpers.ts';
+import { camt, issueInvoice } from '../payments/helpers.ts';
 import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
 import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
 
@@ -161,6 +161,28 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     assert.match((await page.locator('section', { hasText: 'Bestätigter Umsatzsteuer-Hinweis' }).textContent()) ?? '', /Bestätigt von admin-main-/);
   });
 
+  test('a bank statement upload, and a credit assigned by hand', async () => {
+    const open = await issueInvoice(t, 'bank-1');
+    await page.goto(`${base}/app/bank`);
+    await axe('bank');
+    await page.getByLabel('Kontoauszug (camt.053 oder MT940)').setInputFiles({
+      name: 'auszug.xml',
+      mimeType: 'application/xml',
+      buffer: Buffer.from(camt([{ amount: '85.06', text: 'Sammelzahlung November', name: 'Beispiel AG', date: '2026-11-20' }])),
+    });
+    await page.getByRole('button', { name: 'Importieren' }).click();
+    await page.getByRole('heading', { name: 'Kontoauszug importiert' }).waitFor();
+    assert.match((await page.locator('.facts').first().textContent()) ?? '', /Nicht zugeordnet\s*1/);
+    await axe('bank import result');
+    await screenshot(page, 'bank');
+    await page.getByLabel(/Rechnungsnummer für 85,06\s€ von Beispiel AG/).fill(open.number);
+    await page.getByRole('button', { name: 'Zuordnen' }).click();
+    await page.waitForURL(/assigned=/);
+    assert.equal(await page.getByRole('status').textContent(), `Die Zahlung wurde der Rechnung ${open.number} zugeordnet und gebucht.`);
+    const invoice = await t.handle.db.selectFrom('invoices').select('status').where('number', '=', open.number).executeTakeFirstOrThrow();
+    assert.equal(invoice.status, 'paid');
+  });
+
   test('setting a payout IBAN (a wrong check digit first), then a payout run with its pain.001 file', async () => {
     await page.goto(`${base}/app/partners`);
     await axe('partners');
@@ -180,7 +202,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await axe('payouts');
     await screenshot(page, 'payouts');
     await page.getByRole('button', { name: 'Zahllauf erstellen' }).click();
-    await page.waitForURL(/\/app\/payouts\/pay_/);
+    await page.waitForURL(/\/app\/payouts\/prn_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /1 Überweisung über 95,20\s€ als bezahlt vermerkt/);
     await axe('payout run');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'SEPA-Datei (pain.001) herunterladen' }).click()]);

@@ -115,7 +115,7 @@ export async function runPayout(
         remittance: `${label} Provision ${row.period_start} bis ${row.period_end}`,
       });
     }
-    const runId = newId('pay');
+    const runId = newId('prn');
     const messageId = `KONTOR-${runId.slice(4, 30).toUpperCase()}`;
     const now = deps.clock.now();
     let file: string;

@@ -22,3 +22,14 @@ document.addEventListener('click', (event) => {
     if (!open.contains(event.target)) open.removeAttribute('open');
   }
 });
+// Long-running forms (bank import): show progress and keep the button from a second click.
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.progress) return;
+  const button = form.querySelector('button[type="submit"]');
+  if (button) {
+    button.disabled = true;
+    button.textContent = form.dataset.progress;
+  }
+  form.setAttribute('aria-busy', 'true');
+});

@@ -10,7 +10,7 @@ import { memberOrNoCompanyPage } from './require-member.ts';
 // SEPA credit-transfer file (pain.001.001.09) for the bank; earlier runs and their files
 // stay available.
 
-const RUN_ID = /^pay_[0-9a-z]{26}$/;
+const RUN_ID = /^prn_[0-9a-z]{26}$/;
 
 export function registerPayoutPages(web: FastifyInstance, deps: WebDeps): void {
   const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200) => {

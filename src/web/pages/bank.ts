@@ -1,0 +1,156 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AssignCreditError, assignBankCredit } from '../../modules/payments/assign-credit.ts';
+import { BankImportError, type BankImportResult, importBankStatement, StatementError } from '../../modules/payments/index.ts';
+import { type Html, html } from '../html.ts';
+import { csrfField, type Flash, page } from '../layout.ts';
+import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
+import { date, euro } from './money.ts';
+import { memberOrNoCompanyPage } from './require-member.ts';
+
+// Bank statements: upload a camt.053 or MT940 file, see what matched, and assign the credits
+// left over to open invoices by hand (booked like an automatic match).
+
+const MAX_FILE = 20 * 1024 * 1024;
+
+const amountEuro = (decimal: string) => `${decimal.replace('.', ',').replace(/\B(?=(\d{3})+(?!\d),)/g, '.')}\u00a0€`;
+
+async function unassigned(deps: WebDeps, companyId: string) {
+  return deps.db
+    .selectFrom('bank_transactions as t')
+    .innerJoin('bank_entries as e', (join) => join.onRef('e.company_id', '=', 't.company_id').onRef('e.id', '=', 't.entry_id'))
+    .select(['t.entry_id', 't.position', 't.unassigned_cents', 't.payer_name', 't.remittance_text', 't.note', 'e.booking_date'])
+    .where('t.company_id', '=', companyId)
+    .where('t.status', '=', 'unmatched')
+    .orderBy('e.booking_date', 'desc')
+    .orderBy('t.entry_id')
+    .orderBy('t.position')
+    .limit(200)
+    .execute();
+}
+
+function resultSection(t: FastifyRequest['t'], result: BankImportResult): Html {
+  const totals = result.totals;
+  return html`<section class="panel" aria-labelledby="result-heading"><h2 id="result-heading">${result.already_imported ? t.bankAlreadyImported : t.bankImported}</h2>
+<dl class="facts">
+<div><dt>${t.bankEntries}</dt><dd>${totals.entries}</dd></div>
+<div><dt>${t.bankMatched}</dt><dd>${totals.matched + totals.partially_matched}</dd></div>
+<div><dt>${t.bankUnmatched}</dt><dd>${totals.unmatched}</dd></div>
+<div><dt>${t.bankIgnored}</dt><dd>${totals.ignored}</dd></div>
+<div><dt>${t.bankApplied}</dt><dd>${amountEuro(totals.applied)}</dd></div>
+<div><dt>${t.bankLeft}</dt><dd>${amountEuro(totals.unassigned)}</dd></div>
+</dl>
+${result.warnings.length > 0 ? html`<ul class="messages">${result.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+</section>`;
+}
+
+export function registerBankPages(web: FastifyInstance, deps: WebDeps): void {
+  void web.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: MAX_FILE, files: 1, fields: 5 } });
+
+    const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, result: BankImportResult | null = null) => {
+      const member = memberOrNoCompanyPage(request, reply);
+      if (!member) return reply;
+      const t = request.t;
+      const [credits, open] = await Promise.all([
+        unassigned(deps, member.company.id),
+        deps.db
+          .selectFrom('invoices')
+          .select(['number', 'total_gross_cents', 'amount_paid_cents'])
+          .where('company_id', '=', member.company.id)
+          .where('type', '=', 'invoice')
+          .where('status', 'in', ['issued', 'sent', 'partially_paid'])
+          .orderBy('issue_date', 'desc')
+          .limit(500)
+          .execute(),
+      ]);
+      const csrf = member.session.csrfToken;
+      const body = html`
+<form method="post" action="/app/bank/import" enctype="multipart/form-data" class="filters" data-progress="${t.bankImporting}">
+${csrfField(csrf)}
+<div><label for="statement">${t.bankFile}</label><input id="statement" name="statement" type="file" accept=".xml,.sta,.mt940,.txt,.940" required></div>
+<div class="filter-actions"><button type="submit" class="primary">${t.bankImport}</button></div>
+</form>
+<p class="hint">${t.bankHint}</p>
+${result ? resultSection(t, result) : ''}
+<h2>${t.bankToAssign}</h2>
+${
+  credits.length === 0
+    ? html`<p class="empty">${t.bankNothingToAssign}</p>`
+    : html`<datalist id="open-invoices">${open.map((i) => html`<option value="${i.number ?? ''}">${euro(i.total_gross_cents - i.amount_paid_cents)}</option>`)}</datalist>
+<div class="table-wrap"><table class="table">
+<thead><tr><th scope="col">${t.issueDate}</th><th scope="col">${t.bankPayer}</th><th scope="col">${t.bankRemittance}</th><th scope="col" class="num">${t.bankOpenAmount}</th><th scope="col">${t.bankAssignTo}</th></tr></thead>
+<tbody>${credits.map(
+        (
+          c,
+        ) => html`<tr><td>${date(c.booking_date)}</td><td>${c.payer_name ?? '–'}</td><td class="wrap">${c.remittance_text ?? ''}</td><td class="num">${euro(c.unassigned_cents)}</td>
+<td><form method="post" action="/app/bank/assign" class="inline">${csrfField(csrf)}<input type="hidden" name="entry_id" value="${c.entry_id}"><input type="hidden" name="position" value="${c.position}">
+<label class="visually-hidden" for="inv-${c.entry_id}-${c.position}">${t.bankInvoiceNumberFor(c.payer_name ?? '–', euro(c.unassigned_cents))}</label>
+<input id="inv-${c.entry_id}-${c.position}" name="invoice_number" list="open-invoices" required placeholder="${t.number}" size="16"><button type="submit">${t.bankAssign}</button></form></td></tr>`,
+      )}</tbody></table></div>`
+}`;
+      return sendPage(reply, page(shell(request, 'bank'), t.bank, body, flash), status);
+    };
+
+    scope.get('/bank', async (request, reply) => {
+      const done = (request.query as { assigned?: string }).assigned;
+      return overview(request, reply, done ? { kind: 'ok', text: request.t.bankAssigned(done.slice(0, 60)) } : null);
+    });
+
+    scope.post('/bank/import', async (request, reply) => {
+      const member = memberOrNoCompanyPage(request, reply);
+      if (!member) return reply;
+      const t = request.t;
+      if (!request.isMultipart()) return overview(request, reply, { kind: 'error', text: t.bankNoFile }, 400);
+      let bytes: Buffer | null = null;
+      let fileName: string | null = null;
+      let csrf: unknown;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            fileName = part.filename;
+            bytes = await part.toBuffer();
+          } else if (part.fieldname === '_csrf') csrf = part.value;
+        }
+      } catch {
+        return overview(request, reply, { kind: 'error', text: t.bankTooLarge }, 413);
+      }
+      // The CSRF check of a multipart form: its token arrives with the parts.
+      if (csrf !== member.session.csrfToken) return overview(request, reply, { kind: 'error', text: t.csrfFailed }, 403);
+      if (!bytes || bytes.length === 0) return overview(request, reply, { kind: 'error', text: t.bankNoFile }, 400);
+      try {
+        const result = await importBankStatement(deps.db, deps.clock, member.company.id, bytes, { fileName });
+        return overview(request, reply, null, 200, result);
+      } catch (error) {
+        if (error instanceof StatementError || error instanceof BankImportError)
+          return overview(request, reply, { kind: 'error', text: `${t.bankRefused} (${error.message})` }, 422);
+        throw error;
+      }
+    });
+
+    scope.post('/bank/assign', async (request, reply) => {
+      const member = memberOrNoCompanyPage(request, reply);
+      if (!member) return reply;
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const position = Number(form.position);
+      if (!/^bke_[0-9a-z]{26}$/.test(form.entry_id ?? '') || !Number.isInteger(position) || position < 1)
+        return overview(request, reply, { kind: 'error', text: request.t.badRequest }, 400);
+      try {
+        const assigned = await assignBankCredit(
+          deps,
+          member.company.id,
+          { entryId: form.entry_id as string, position },
+          String(form.invoice_number ?? '').slice(0, 100),
+          {
+            ...actorOf(member),
+            email: member.session.email,
+          },
+        );
+        return redirect(reply, `/app/bank?assigned=${encodeURIComponent(assigned.invoiceNumber)}`);
+      } catch (error) {
+        if (error instanceof AssignCreditError) return overview(request, reply, { kind: 'error', text: error.message }, 422);
+        throw error;
+      }
+    });
+  });
+}
