@@ -12,6 +12,7 @@ import type { CommandIo } from './io.ts';
 //   kontor admin invoice issue ID --by EMAIL [--confirm-domestic-supply] [--json]
 //   kontor admin partner payout-account ID --by EMAIL (--iban IBAN [--bic BIC] | --remove) [--json]
 //   kontor admin payout run --company ID --statements ID,ID --execution-date DATE --out FILE --by EMAIL [--json]
+//   kontor admin user invite EMAIL --company ID[,ID] [--role member|admin] --by EMAIL [--json]
 //   kontor bank unassigned --company ID [--json]
 //   kontor bank assign ENTRY_ID POSITION INVOICE_NUMBER --company ID --by EMAIL [--json]
 
@@ -145,6 +146,38 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
         );
         return 0;
       }, [PayoutRunError]);
+    },
+  },
+  {
+    name: 'admin user invite',
+    usage: [
+      'kontor admin user invite EMAIL --company ID[,ID] [--role member|admin] --by EMAIL [--json]   invite a person (prints a one-time password, once) (admin)',
+    ],
+    async run(args, io, ctx) {
+      const { positionals, values } = parse(args, { company: { type: 'string' }, role: { type: 'string' }, by: { type: 'string' } }, 1);
+      const companyIds = requiredFlag(values, 'company')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const by = requiredFlag(values, 'by');
+      const { invitePerson, PeopleError } = await import('../modules/access/people.ts');
+      return run(io, async () => {
+        const actor = await actorFor(ctx, by, companyIds[0] as string, true);
+        const invited = await invitePerson(ctx, actor, {
+          email: positionals[0] as string,
+          role: typeof values.role === 'string' ? values.role : 'member',
+          companyIds,
+        });
+        print(
+          io,
+          Boolean(values.json),
+          { user_id: invited.userId, email: invited.email, role: invited.role, one_time_password: invited.oneTimePassword },
+          invited.oneTimePassword
+            ? `${invited.email} invited as ${invited.role}; one-time password (shown once): ${invited.oneTimePassword}`
+            : `${invited.email} invited as ${invited.role}; they sign in with their existing password`,
+        );
+        return 0;
+      }, [PeopleError]);
     },
   },
   {

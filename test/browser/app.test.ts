@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setUserRole } from '../../src/modules/access/manage-users.ts';
 import { partnerWithOctoberGutschrift } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { AT_BUSINESS_CUSTOMER, invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { camt, issueInvoice } from '../payments/helpers.ts';
 import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
 import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
@@ -36,15 +36,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await putCustomer(t, 'xss', { name: XSS_NAME });
     for (const ref of ['a-1', 'a-2', 'a-3']) await issueInvoice(t, ref);
     await issueInvoice(t, 'x-1', { customer: { source: 'crm', external_ref: 'xss' } });
-    await putCustomer(t, 'wien', {
-      name: 'Wiener Handels GmbH',
-      country_code: 'AT',
-      vat_id: 'ATU58219378',
-      zip: '1010',
-      city: 'Wien',
-      street: 'Graben',
-      house_number: '1',
-    });
+    await putCustomer(t, 'wien', AT_BUSINESS_CUSTOMER);
     for (const [ref, customer] of [
       ['draft-de', 'kunde-1'],
       ['draft-at', 'wien'],

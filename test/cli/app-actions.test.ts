@@ -8,7 +8,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
 import { partnerWithOctoberGutschrift } from '../commissions/helpers.ts';
 import { countRows, sealer, type TestApp, testApp } from '../helpers/app.ts';
-import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { AT_BUSINESS_CUSTOMER, invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
 import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
 
@@ -37,15 +37,7 @@ describe('kontor: the back-office actions on the command line', () => {
   });
 
   test('admin invoice issue: refused with the German warning, issued when confirmed; --by must reach the company', async () => {
-    await putCustomer(t, 'wien', {
-      name: 'Wiener Handels GmbH',
-      country_code: 'AT',
-      vat_id: 'ATU58219378',
-      zip: '1010',
-      city: 'Wien',
-      street: 'Graben',
-      house_number: '1',
-    });
+    await putCustomer(t, 'wien', AT_BUSINESS_CUSTOMER);
     const draft = (await postInvoice(t, invoiceBody('cli-wien', { customer: { source: 'crm', external_ref: 'wien' } }))).json();
     const stranger = await kontor('admin', 'invoice', 'issue', draft.id, '--by', 'nobody@example.com');
     assert.equal(stranger.code, 1);
@@ -108,6 +100,30 @@ describe('kontor: the back-office actions on the command line', () => {
     assert.match(file, /<Nm>Partner Sued GmbH<\/Nm>/);
   });
 
+  test('admin user invite prints the one-time password once; a member may not invite', async () => {
+    const invited = await kontor(
+      'admin',
+      'user',
+      'invite',
+      'cli.kollege@example.com',
+      '--company',
+      t.company.companyId,
+      '--by',
+      t.company.adminEmail,
+      '--json',
+    );
+    assert.equal(invited.code, 0, invited.stderr);
+    const body = JSON.parse(invited.stdout);
+    assert.equal(body.role, 'member');
+    assert.match(body.one_time_password, /^[0-9A-Za-z]{20}$/);
+    const refused = await kontor('admin', 'user', 'invite', 'noch.einer@example.com', '--company', t.company.companyId, '--by', 'cli.kollege@example.com');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /is not an admin/);
+    const again = await kontor('admin', 'user', 'invite', 'cli.kollege@example.com', '--company', t.company.companyId, '--by', t.company.adminEmail);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /gehört bereits zur Organisation/);
+  });
+
   test('bank unassigned and bank assign: a credit booked to an invoice by hand', async () => {
     await putCustomer(t, 'kunde-1');
     const invoice = await issueInvoice(t, 'cli-bank');
@@ -117,31 +133,12 @@ describe('kontor: the back-office actions on the command line', () => {
     const credits = JSON.parse(list.stdout) as { entry_id: string; position: number; amount: string }[];
     assert.equal(credits.length, 1);
     assert.equal(credits[0]?.amount, '85.06');
-    const assigned = await kontor(
-      'bank',
-      'assign',
-      credits[0]?.entry_id as string,
-      '1',
-      invoice.number,
-      '--company',
-      t.company.companyId,
-      '--by',
-      t.company.adminEmail,
-      '--json',
-    );
+    const assign = (...extra: string[]) =>
+      kontor('bank', 'assign', credits[0]?.entry_id as string, '1', invoice.number, '--company', t.company.companyId, '--by', t.company.adminEmail, ...extra);
+    const assigned = await assign('--json');
     assert.equal(assigned.code, 0, assigned.stderr);
     assert.deepEqual(JSON.parse(assigned.stdout).invoice_paid, true);
-    const again = await kontor(
-      'bank',
-      'assign',
-      credits[0]?.entry_id as string,
-      '1',
-      invoice.number,
-      '--company',
-      t.company.companyId,
-      '--by',
-      t.company.adminEmail,
-    );
+    const again = await assign();
     assert.equal(again.code, 1);
     assert.match(again.stderr, /bereits vollständig zugeordnet/);
     assert.equal((await kontor('bank', 'assign', 'x', 'zero', 'RE-1', '--company', t.company.companyId, '--by', t.company.adminEmail)).code, 2);

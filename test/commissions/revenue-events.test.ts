@@ -312,6 +312,24 @@ describe('createRevenueEvent and its ledger entries', () => {
     assert.equal(answer.body.reverses_id, (await sales[0])?.body.id);
   });
 
+  test('a refund that reaches the writer before its sale in the same batch is written after it', async () => {
+    const writer = new RevenueEventWriter(t.handle.db, t.clock);
+    const companyId = t.company.companyId;
+    // Both submitted in the same turn of the event loop: one batch, the refund first.
+    const refund = writer.submit(
+      companyId,
+      prepareRevenueEvent({ source: 'crm', external_ref: 'early-refund', occurred_at: '2026-11-21T12:00:00Z', net_amount: '-7.00', reverses_ref: 'late-sale' }),
+    );
+    const sale = writer.submit(
+      companyId,
+      prepareRevenueEvent({ source: 'crm', external_ref: 'late-sale', occurred_at: '2026-11-21T11:00:00Z', net_amount: '7.00' }),
+    );
+    const [saleAnswer, refundAnswer] = await Promise.all([sale, refund]);
+    assert.equal(saleAnswer.status, 201);
+    assert.equal(refundAnswer.status, 201);
+    assert.equal(refundAnswer.body.reverses_id, saleAnswer.body.id);
+  });
+
   test("the database refuses an entry whose partner is not its agreement's", async () => {
     const entry = await t.handle.db.selectFrom('commission_entries').selectAll().where('partner_id', '=', partnerA).executeTakeFirstOrThrow();
     const before = await countRows(t.handle, 'commission_entries');

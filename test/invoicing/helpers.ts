@@ -16,6 +16,17 @@ export const BUSINESS_CUSTOMER = {
   contact_name: 'Max Muster',
 };
 
+/** A business customer in Austria with a VAT ID: reverse charge, unless a person confirms a place of supply in Germany. */
+export const AT_BUSINESS_CUSTOMER = {
+  name: 'Wiener Handels GmbH',
+  country_code: 'AT',
+  vat_id: 'ATU58219378',
+  zip: '1010',
+  city: 'Wien',
+  street: 'Graben',
+  house_number: '1',
+};
+
 export async function putCustomer(t: TestApp, ref: string, overrides: Record<string, unknown> = {}, key?: string) {
   const res = await t.request('PUT', `/v1/customers/by-ref/crm/${ref}`, { body: { ...BUSINESS_CUSTOMER, ...overrides }, ...(key ? { key } : {}) });
   if (res.statusCode >= 300) throw new Error(`customer ${ref}: ${res.body}`);

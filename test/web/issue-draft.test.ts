@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
-import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { AT_BUSINESS_CUSTOMER, invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { ciiSchemaErrors } from '../invoicing/render/cii-schema.ts';
 import { signedIn, type WebClient } from './client.ts';
 
@@ -9,8 +9,6 @@ import { signedIn, type WebClient } from './client.ts';
 // VAT warning the API would refuse with, confirms it — recorded with who and when — or is
 // stopped by what no confirmation can fix. Every refusal leaves the draft a draft and uses
 // no number.
-
-const AT_BUSINESS = { country_code: 'AT', vat_id: 'ATU58219378', zip: '1010', city: 'Wien', street: 'Graben', house_number: '1' };
 
 describe('issuing drafts in the app', () => {
   let t: TestApp;
@@ -39,7 +37,7 @@ describe('issuing drafts in the app', () => {
   before(async () => {
     t = await testApp();
     await putCustomer(t, 'kunde-1');
-    await putCustomer(t, 'wien', { ...AT_BUSINESS, name: 'Wiener Handels GmbH' });
+    await putCustomer(t, 'wien', AT_BUSINESS_CUSTOMER);
     await putCustomer(t, 'no-street', { name: 'Ohne Straße GmbH', street: null, house_number: null });
     web = await signedIn(t);
   });

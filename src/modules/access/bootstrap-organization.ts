@@ -10,7 +10,7 @@ import { assertCompanyLaw, companyLawAfter, parseCompanyFile } from './company-f
 export type BootstrapInput = { organizationName: string; companyFile: string; adminEmail: string; scopes?: Scope[] };
 export type BootstrapResult = { organization_id: string; company_id: string; user_id: string; user_password: string; api_key: string };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Creates an organisation, its admin (with a one-time password), a company and an API key for it. */
 export async function bootstrapOrganization(db: Database, sealer: Sealer, input: BootstrapInput): Promise<BootstrapResult> {

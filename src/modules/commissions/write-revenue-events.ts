@@ -126,7 +126,9 @@ export async function writeRevenueEvents(trx: Trx, companyId: string, events: re
       const key = pairKey(event.source, event.reversesRef);
       reverses = originals.get(key) ?? null;
       if (!reverses)
-        return firstOf.has(key) && (firstOf.get(key) as number) < index ? { defer: true } : { error: new AppError('commission.revenue_event_not_found') };
+        // The sale is in this batch (before or after the refund: requests of one burst may
+        // arrive in any order): the refund goes into the next batch, after it.
+        return firstOf.has(key) && firstOf.get(key) !== index ? { defer: true } : { error: new AppError('commission.revenue_event_not_found') };
       if (reverses.reverses_id !== null)
         return {
           error: validationFailed([{ loc: ['body', 'reverses_ref'], type: 'enum', msg: 'reverses_ref names a refund; a refund reverses a revenue event' }]),
