@@ -107,6 +107,15 @@ describe('people of the organisation in the app', () => {
     assert.match(self.body, /nicht selbst die Administratorrolle nehmen/);
     const selfOff = await post(`/app/users/${t.company.userId}/active`, { active: '0' });
     assert.equal(selfOff.status, 422);
+    const selfCompany = await post(`/app/users/${t.company.userId}/companies`, { company_id: t.company.companyId, reach: '0' });
+    assert.equal(selfCompany.status, 422);
+    assert.match(selfCompany.body, /nicht selbst eine Firma entziehen/);
+    assert.doesNotMatch(
+      selfCompany.body,
+      new RegExp(
+        `action="/app/users/${t.company.userId}/companies"[^>]*>[^<]*<input[^>]*><input type="hidden" name="company_id" value="${t.company.companyId}"><input type="hidden" name="reach" value="0">`,
+      ),
+    );
     assert.equal(await countRows(t.handle, 'audit_log'), before);
     // Two admins demoting each other at the same moment: one wins, the organisation keeps an admin.
     const other = new WebClient(t.app, '198.51.100.97');

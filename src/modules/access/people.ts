@@ -13,7 +13,8 @@ import { EMAIL } from './bootstrap-organization.ts';
 // most a few seconds): a member's keys answer 403 api_key_admin_required, a deactivated
 // person's 401 api_key_user_inactive, a company taken away 403 api_key_entity_not_accessible.
 // Every change is one transaction with its audit row. An admin cannot lock themselves
-// out: no demoting or deactivating oneself, and never the last active admin.
+// out: no demoting, deactivating or taking a company from oneself, and never the last
+// active admin.
 
 export class PeopleError extends Error {}
 
@@ -181,6 +182,7 @@ export async function setPersonActive(deps: { db: Database; clock: Clock }, acto
 }
 
 export async function setPersonCompany(deps: { db: Database; clock: Clock }, actor: Actor, userId: string, companyId: string, reach: boolean): Promise<void> {
+  if (!reach && userId === actor.userId) throw new PeopleError('Sie können sich nicht selbst eine Firma entziehen.');
   await inTransaction(deps.db, async (trx) => {
     await member(trx, actor.organizationId, userId);
     await organizationCompanies(trx, actor.organizationId, [companyId]);

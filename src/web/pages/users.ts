@@ -54,7 +54,11 @@ ${self ? '' : html`<button type="submit">${t.save}</button>`}</form></td>
 ${self ? '' : html`<form method="post" action="/app/users/${p.user_id}/active" class="inline">${csrfField(csrf)}<input type="hidden" name="active" value="${p.active ? '0' : '1'}"><button type="submit">${p.active ? t.deactivate : t.reactivate}</button></form>`}</td>
 <td><ul class="plain">${p.company_ids.map(
         (id) =>
-          html`<li>${nameOf.get(id) ?? id} <form method="post" action="/app/users/${p.user_id}/companies" class="inline">${csrfField(csrf)}<input type="hidden" name="company_id" value="${id}"><input type="hidden" name="reach" value="0"><button type="submit" aria-label="${t.takeCompanyFrom(nameOf.get(id) ?? id, p.email)}">${t.take}</button></form></li>`,
+          html`<li>${nameOf.get(id) ?? id}${
+            self
+              ? ''
+              : html` <form method="post" action="/app/users/${p.user_id}/companies" class="inline">${csrfField(csrf)}<input type="hidden" name="company_id" value="${id}"><input type="hidden" name="reach" value="0"><button type="submit" aria-label="${t.takeCompanyFrom(nameOf.get(id) ?? id, p.email)}">${t.take}</button></form>`
+          }</li>`,
       )}</ul>
 ${
   companies.some((c) => !p.company_ids.includes(c.id))
