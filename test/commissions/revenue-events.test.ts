@@ -330,6 +330,42 @@ describe('createRevenueEvent and its ledger entries', () => {
     assert.equal(refundAnswer.body.reverses_id, saleAnswer.body.id);
   });
 
+  test('a refund whose sale arrives a moment later, in another batch, is written after it; one for no sale is refused', async () => {
+    const writer = new RevenueEventWriter(t.handle.db, t.clock);
+    const companyId = t.company.companyId;
+    const refund = writer.submit(
+      companyId,
+      prepareRevenueEvent({
+        source: 'crm',
+        external_ref: 'split-refund',
+        occurred_at: '2026-11-21T12:00:00Z',
+        net_amount: '-3.00',
+        reverses_ref: 'split-sale',
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const sale = await writer.submit(
+      companyId,
+      prepareRevenueEvent({ source: 'crm', external_ref: 'split-sale', occurred_at: '2026-11-21T11:00:00Z', net_amount: '3.00' }),
+    );
+    const answer = await refund;
+    assert.equal(answer.status, 201);
+    assert.equal(answer.body.reverses_id, sale.body.id);
+    await assert.rejects(
+      writer.submit(
+        companyId,
+        prepareRevenueEvent({
+          source: 'crm',
+          external_ref: 'orphan-refund',
+          occurred_at: '2026-11-21T12:00:00Z',
+          net_amount: '-3.00',
+          reverses_ref: 'no-such-sale',
+        }),
+      ),
+      (error: { code?: string }) => error.code === 'commission.revenue_event_not_found',
+    );
+  });
+
   test("the database refuses an entry whose partner is not its agreement's", async () => {
     const entry = await t.handle.db.selectFrom('commission_entries').selectAll().where('partner_id', '=', partnerA).executeTakeFirstOrThrow();
     const before = await countRows(t.handle, 'commission_entries');

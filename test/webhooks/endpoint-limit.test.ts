@@ -79,7 +79,11 @@ describe('the per-endpoint limit across workers', () => {
     const claim = (worker: string, limit: number) => claimDeliveries(handle.db, { workerId: worker, now, limit, leaseMs: 60_000, perEndpoint: 16, companyId });
 
     const first = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(`racer-${i}`, 10)));
-    assert.equal(first.flat().length, 16, 'eight claimers of up to 10 each: 16 in all');
+    // Together never more than the room; under load a racer may find the endpoint's row
+    // locked by another and take nothing this time (seen on PostgreSQL), so fewer is fine.
+    const claimed = first.flat().length;
+    assert.ok(claimed > 0 && claimed <= 16, `eight claimers of up to 10 each: ${claimed} in all`);
+    if (claimed < 16) first.push(await claim(`racer-${first.length}`, 16 - claimed));
     assert.equal(await inFlight(endpointId), 16);
     assert.deepEqual(await claim('late', 10), [], 'a full endpoint gives nothing more');
 

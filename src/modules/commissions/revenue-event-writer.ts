@@ -23,8 +23,14 @@ import { writeRevenueEvents } from './write-revenue-events.ts';
 
 const MAX_BATCH = 500;
 const IN_FLIGHT = 2;
+/**
+ * A refund whose sale is not stored yet is tried once more after this pause: a client that
+ * sends both at once (an order refunded at once) may have the sale's request still on its
+ * way through the server (another connection's auth look-up answered first).
+ */
+const REFUND_RETRY_MS = 25;
 
-type Pending = { event: PreparedEvent; resolve: (answer: RevenueEventAnswer) => void; reject: (error: unknown) => void };
+type Pending = { event: PreparedEvent; resolve: (answer: RevenueEventAnswer) => void; reject: (error: unknown) => void; retried?: boolean };
 export type RevenueEventAnswer = { status: 200 | 201; body: RevenueEventView };
 
 type CompanyQueue = { waiting: Pending[]; running: number; alone: boolean; scheduled: boolean };
@@ -41,15 +47,17 @@ export class RevenueEventWriter {
   }
 
   submit(companyId: string, event: PreparedEvent): Promise<RevenueEventAnswer> {
-    return new Promise((resolve, reject) => {
-      let queue = this.queues.get(companyId);
-      if (!queue) {
-        queue = { waiting: [], running: 0, alone: false, scheduled: false };
-        this.queues.set(companyId, queue);
-      }
-      queue.waiting.push({ event, resolve, reject });
-      this.schedule(companyId, queue);
-    });
+    return new Promise((resolve, reject) => this.enqueue(companyId, [{ event, resolve, reject }]));
+  }
+
+  private enqueue(companyId: string, pending: Pending[]): void {
+    let queue = this.queues.get(companyId);
+    if (!queue) {
+      queue = { waiting: [], running: 0, alone: false, scheduled: false };
+      this.queues.set(companyId, queue);
+    }
+    queue.waiting.push(...pending);
+    this.schedule(companyId, queue);
   }
 
   private schedule(companyId: string, queue: CompanyQueue): void {
@@ -88,14 +96,20 @@ export class RevenueEventWriter {
         ),
       );
       const deferred: Pending[] = [];
+      const unknownSale: Pending[] = [];
       outcomes.forEach((outcome, i) => {
         const pending = batch[i] as Pending;
         if ('defer' in outcome) deferred.push(pending);
+        else if ('error' in outcome && outcome.error.code === 'commission.revenue_event_not_found' && !pending.retried) unknownSale.push(pending);
         else if ('error' in outcome) pending.reject(outcome.error);
         else pending.resolve(outcome);
       });
       // Refunds of events written by this batch: first in the next one.
       queue.waiting.unshift(...deferred);
+      if (unknownSale.length > 0) {
+        for (const pending of unknownSale) pending.retried = true;
+        setTimeout(() => this.enqueue(companyId, unknownSale), REFUND_RETRY_MS);
+      }
     } catch (error) {
       if (batch.length === 1) {
         (batch[0] as Pending).reject(error);
