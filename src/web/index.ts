@@ -165,7 +165,7 @@ async function loadMember(request: FastifyRequest, reply: FastifyReply, deps: We
   request.member = {
     session,
     role: company.role as 'admin' | 'member',
-    company: { id: company.id, name: company.name, organizationId: company.organization_id },
+    company: { id: company.id, name: company.name, organizationId: company.organization_id, timezone: company.timezone },
     companies: companies.map((c) => ({ id: c.id, name: c.name })),
   };
   if (request.routeOptions.config.adminOnly && request.member.role !== 'admin') {

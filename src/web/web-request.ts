@@ -13,7 +13,8 @@ import type { Session } from './session/sessions.ts';
 export type Member = {
   session: Session;
   role: 'admin' | 'member';
-  company: { id: string; name: string; organizationId: string };
+  /** The company the person works in; its time zone turns instants into the dates shown. */
+  company: { id: string; name: string; organizationId: string; timezone: string };
   companies: { id: string; name: string }[];
 };
 

@@ -3,12 +3,11 @@ import { listAudit } from '../../modules/audit/audit-log.ts';
 import { type Html, html } from '../html.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
+import { dateTimeFormat } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The audit trail of the company (and the organisation-wide changes of its people), newest
 // first, 50 per page. Read only: there is no way to change an entry.
-
-const timeFormat = (timeZone: string) => new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeStyle: 'medium', timeZone });
 
 function values(value: Record<string, unknown> | null): Html {
   if (!value) return html`<span class="muted">–</span>`;
@@ -24,8 +23,7 @@ export function registerAuditPage(web: FastifyInstance, deps: WebDeps): void {
     const beforeSeq = raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
     const entries = await listAudit(deps.db, member.company.organizationId, member.company.id, { ...(beforeSeq ? { beforeSeq } : {}), limit: 51 });
     const shown = entries.slice(0, 50);
-    const company = await deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow();
-    const time = timeFormat(company.timezone);
+    const time = dateTimeFormat(member.company.timezone, 'medium');
     const body = html`<p class="lead">${t.auditIntro}</p>
 ${
   shown.length === 0

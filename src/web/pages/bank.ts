@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AssignCreditError, assignBankCredit } from '../../modules/payments/assign-credit.ts';
 import { BankImportError, type BankImportResult, importBankStatement, StatementError } from '../../modules/payments/index.ts';
+import { formatMoney } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
@@ -12,8 +13,6 @@ import { memberOrNoCompanyPage } from './require-member.ts';
 // left over to open invoices by hand (booked like an automatic match).
 
 const MAX_FILE = 20 * 1024 * 1024;
-
-const amountEuro = (decimal: string) => `${decimal.replace('.', ',').replace(/\B(?=(\d{3})+(?!\d),)/g, '.')}\u00a0€`;
 
 async function unassigned(deps: WebDeps, companyId: string) {
   return deps.db
@@ -37,8 +36,8 @@ function resultSection(t: FastifyRequest['t'], result: BankImportResult): Html {
 <div><dt>${t.bankMatched}</dt><dd>${totals.matched + totals.partially_matched}</dd></div>
 <div><dt>${t.bankUnmatched}</dt><dd>${totals.unmatched}</dd></div>
 <div><dt>${t.bankIgnored}</dt><dd>${totals.ignored}</dd></div>
-<div><dt>${t.bankApplied}</dt><dd>${amountEuro(totals.applied)}</dd></div>
-<div><dt>${t.bankLeft}</dt><dd>${amountEuro(totals.unassigned)}</dd></div>
+<div><dt>${t.bankApplied}</dt><dd>${formatMoney(totals.applied)}</dd></div>
+<div><dt>${t.bankLeft}</dt><dd>${formatMoney(totals.unassigned)}</dd></div>
 </dl>
 ${result.warnings.length > 0 ? html`<ul class="messages">${result.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
 </section>`;

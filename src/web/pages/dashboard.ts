@@ -83,8 +83,7 @@ export function registerDashboardPage(web: FastifyInstance, deps: WebDeps): void
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
     const t = request.t;
-    const company = await deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow();
-    const day = today(deps.clock.now(), company.timezone);
+    const day = today(deps.clock.now(), member.company.timezone);
     const months = lastTwelveMonths(day);
     const [f, revenue] = await Promise.all([
       figures(deps.db, member.company.id, `${day.slice(0, 4)}-01-01`),

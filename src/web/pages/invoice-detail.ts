@@ -8,14 +8,12 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, type Member, redirect, sendPage, shell } from '../web-request.ts';
-import { date, euro } from './money.ts';
+import { date, dateTimeFormat, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // One invoice: its head, lines and totals, the PDF (preview and download), the e-invoice,
 // its events and bookings; for a draft, the issue button — with the VAT warnings a person
 // may confirm, or the problems that keep it from being issued.
-
-const TIME = (timeZone: string) => new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone });
 
 type Confirmation = { messages: string[]; email: string; confirmed_at: string };
 
@@ -48,7 +46,7 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!invoice) return null;
-  const [lines, events, bookings, company] = await Promise.all([
+  const [lines, events, bookings] = await Promise.all([
     deps.db
       .selectFrom('invoice_lines')
       .select(['position', 'description', 'quantity', 'unit', 'unit_price_net', 'vat_rate', 'net_cents'])
@@ -73,10 +71,9 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       .orderBy('e.id')
       .orderBy('l.position')
       .execute(),
-    deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow(),
   ]);
   const files = invoice.status === 'draft' ? { pdf: false, xml: false } : await hasFiles(deps, member.company.id, id);
-  return { invoice, lines, events, bookings, files, timezone: company.timezone };
+  return { invoice, lines, events, bookings, files };
 }
 
 async function hasFiles(deps: InvoicingDeps, companyId: string, invoiceId: string) {
@@ -107,7 +104,7 @@ async function renderDetail(request: FastifyRequest, reply: FastifyReply, deps: 
   const found = await loadInvoice(deps, member, id);
   if (!found) return reply.callNotFound();
   const { invoice, lines, events, bookings, files } = found;
-  const time = TIME(found.timezone);
+  const time = dateTimeFormat(member.company.timezone);
   const title = invoice.number ? `${invoice.type === 'storno' ? t.storno : t.invoice} ${invoice.number}` : t.draft;
   const confirmation = invoice.tax_confirmation
     ? ((typeof invoice.tax_confirmation === 'string' ? JSON.parse(invoice.tax_confirmation) : invoice.tax_confirmation) as Confirmation)

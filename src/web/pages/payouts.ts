@@ -17,7 +17,7 @@ export function registerPayoutPages(web: FastifyInstance, deps: WebDeps): void {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
     const t = request.t;
-    const [payable, runs, company] = await Promise.all([
+    const [payable, runs] = await Promise.all([
       payableStatements(deps.db, member.company.id),
       deps.db
         .selectFrom('payout_runs as r')
@@ -27,9 +27,8 @@ export function registerPayoutPages(web: FastifyInstance, deps: WebDeps): void {
         .orderBy('r.created_at', 'desc')
         .limit(50)
         .execute(),
-      deps.db.selectFrom('companies').select('timezone').where('id', '=', member.company.id).executeTakeFirstOrThrow(),
     ]);
-    const day = today(deps.clock.now(), company.timezone);
+    const day = today(deps.clock.now(), member.company.timezone);
     const choose =
       payable.length === 0
         ? html`<p class="empty">${t.nothingToPay}</p>`

@@ -43,7 +43,7 @@ export function reachableCompanies(db: Database, userId: string) {
     .selectFrom('company_access as a')
     .innerJoin('companies as c', 'c.id', 'a.company_id')
     .innerJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 'c.organization_id').onRef('m.user_id', '=', 'a.user_id'))
-    .select(['c.id', 'c.name', 'c.organization_id', 'm.role'])
+    .select(['c.id', 'c.name', 'c.organization_id', 'c.timezone', 'm.role'])
     .where('a.user_id', '=', userId)
     .where('m.active', '=', true)
     .orderBy('c.name')
