@@ -15,6 +15,7 @@ import { registerCommissionRoutes } from './modules/commissions/index.ts';
 import { registerContractRoutes } from './modules/contracts/index.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
 import { createEarlyRenders, type InvoicingDeps, registerInvoiceRoutes } from './modules/invoicing/index.ts';
+import type { Mailer } from './modules/mail/index.ts';
 import { registerProductRoutes } from './modules/products/index.ts';
 import { registerCommissionStatementRoutes } from './modules/statements/index.ts';
 import type { Clock } from './shared/clock.ts';
@@ -45,6 +46,8 @@ export type AppDeps = {
   sealer: Sealer;
   /** Renderers, booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
   invoicing: Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed' | 'liveness'>;
+  /** The process's mailer (the app's test mail, statements sent from the app). */
+  mailer: Mailer;
 };
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -112,6 +115,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
-  await registerWebApp(app, { db: deps.db, clock: deps.clock, sealer: deps.sealer, invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock } });
+  await registerWebApp(app, {
+    db: deps.db,
+    clock: deps.clock,
+    sealer: deps.sealer,
+    mailer: deps.mailer,
+    invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock },
+  });
   return app;
 }

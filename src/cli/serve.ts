@@ -48,7 +48,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const mailer = createMailer({ dataDir: config.dataDir, sealer });
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
   const app = withHttp
-    ? await buildApp({ db: handle.db, clock, config, authenticator, sealer, invoicing: { ...invoicing, liveness: handle.liveness } })
+    ? await buildApp({ db: handle.db, clock, config, authenticator, sealer, mailer, invoicing: { ...invoicing, liveness: handle.liveness } })
     : undefined;
   const control =
     handle.kind === 'pglite'

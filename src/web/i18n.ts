@@ -1,5 +1,13 @@
 // The app speaks German, English second (the `lang` cookie, set from the page footer).
-// Every text of the pages is here, so a missing translation is a type error.
+// Every text of the pages is here or in texts/ (one namespace per area, e.g. `t.settings`),
+// so a missing translation is a type error.
+
+import * as books from './texts/books.ts';
+import * as drafts from './texts/drafts.ts';
+import * as keys from './texts/keys.ts';
+import * as records from './texts/records.ts';
+import * as settings from './texts/settings.ts';
+import * as share from './texts/share.ts';
 
 export type Lang = 'de' | 'en';
 
@@ -33,7 +41,28 @@ const de = {
   company: 'Firma',
   switchCompany: 'Firma wechseln',
   noCompany: 'Sie haben noch keinen Zugriff auf eine Firma. Bitten Sie einen Administrator, Sie einer Firma zuzuordnen.',
-  nav: { dashboard: 'Übersicht', invoices: 'Rechnungen', bank: 'Bank', partners: 'Partner', payouts: 'Auszahlungen', users: 'Benutzer', audit: 'Protokoll' },
+  nav: {
+    dashboard: 'Übersicht',
+    invoices: 'Rechnungen',
+    customers: 'Kunden',
+    contracts: 'Verträge',
+    bank: 'Bank',
+    dunning: 'Mahnwesen',
+    partners: 'Partner',
+    statements: 'Abrechnungen',
+    attributions: 'Zuordnungen',
+    payouts: 'Auszahlungen',
+    exports: 'DATEV-Export',
+    settings: 'Einstellungen',
+    apiKeys: 'API-Schlüssel',
+    webhooks: 'Webhooks',
+    users: 'Benutzer',
+    audit: 'Protokoll',
+    groupSales: 'Verkauf',
+    groupMoney: 'Zahlungen',
+    groupShare: 'Umsatzbeteiligung',
+    groupAdmin: 'Verwaltung',
+  },
   bank: 'Bank',
   bankFile: 'Kontoauszug (camt.053 oder MT940)',
   bankImport: 'Importieren',
@@ -232,6 +261,12 @@ const de = {
   serverError: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.',
   skipToContent: 'Zum Inhalt springen',
   language: 'Sprache',
+  settings: settings.de,
+  keys: keys.de,
+  records: records.de,
+  share: share.de,
+  drafts: drafts.de,
+  books: books.de,
 };
 
 export type Messages = typeof de;
@@ -266,7 +301,28 @@ const en: Messages = {
   company: 'Company',
   switchCompany: 'Switch company',
   noCompany: 'You have no access to a company yet. Ask an administrator to give you one.',
-  nav: { dashboard: 'Overview', invoices: 'Invoices', bank: 'Bank', partners: 'Partners', payouts: 'Payouts', users: 'Users', audit: 'Audit trail' },
+  nav: {
+    dashboard: 'Overview',
+    invoices: 'Invoices',
+    customers: 'Customers',
+    contracts: 'Contracts',
+    bank: 'Bank',
+    dunning: 'Dunning',
+    partners: 'Partners',
+    statements: 'Statements',
+    attributions: 'Attributions',
+    payouts: 'Payouts',
+    exports: 'DATEV export',
+    settings: 'Settings',
+    apiKeys: 'API keys',
+    webhooks: 'Webhooks',
+    users: 'Users',
+    audit: 'Audit trail',
+    groupSales: 'Sales',
+    groupMoney: 'Payments',
+    groupShare: 'Revenue share',
+    groupAdmin: 'Administration',
+  },
   bank: 'Bank',
   bankFile: 'Bank statement (camt.053 or MT940)',
   bankImport: 'Import',
@@ -447,6 +503,12 @@ const en: Messages = {
   serverError: 'Something went wrong. Please try again.',
   skipToContent: 'Skip to content',
   language: 'Language',
+  settings: settings.en,
+  keys: keys.en,
+  records: records.en,
+  share: share.en,
+  drafts: drafts.en,
+  books: books.en,
 };
 
 export const messages: Record<Lang, Messages> = { de, en };

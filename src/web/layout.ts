@@ -12,7 +12,24 @@ export type ShellContext = {
   company: { id: string; name: string };
   companies: readonly { id: string; name: string }[];
   /** The navigation entry of this page. */
-  section: 'dashboard' | 'invoices' | 'bank' | 'partners' | 'payouts' | 'users' | 'audit' | 'password';
+  section:
+    | 'dashboard'
+    | 'invoices'
+    | 'customers'
+    | 'contracts'
+    | 'bank'
+    | 'dunning'
+    | 'partners'
+    | 'statements'
+    | 'attributions'
+    | 'payouts'
+    | 'exports'
+    | 'settings'
+    | 'apiKeys'
+    | 'webhooks'
+    | 'users'
+    | 'audit'
+    | 'password';
 };
 
 export type Flash = { kind: 'ok' | 'error'; text: string } | null;
@@ -51,12 +68,33 @@ export function page(ctx: ShellContext, title: string, body: Html, flash: Flash 
 <p class="brand">Kontor</p>
 <ul>
 ${nav('dashboard', '/app/dashboard', t.nav.dashboard)}
+</ul>
+<p class="nav-group">${t.nav.groupSales}</p>
+<ul>
 ${nav('invoices', '/app/invoices', t.nav.invoices)}
+${nav('customers', '/app/customers', t.nav.customers)}
+${nav('contracts', '/app/contracts', t.nav.contracts)}
+</ul>
+<p class="nav-group">${t.nav.groupMoney}</p>
+<ul>
 ${nav('bank', '/app/bank', t.nav.bank)}
+${nav('dunning', '/app/dunning', t.nav.dunning)}
+${nav('exports', '/app/exports', t.nav.exports)}
+</ul>
+<p class="nav-group">${t.nav.groupShare}</p>
+<ul>
 ${nav('partners', '/app/partners', t.nav.partners)}
+${nav('attributions', '/app/attributions', t.nav.attributions)}
+${nav('statements', '/app/statements', t.nav.statements)}
 ${ctx.role === 'admin' ? nav('payouts', '/app/payouts', t.nav.payouts) : ''}
-${nav('audit', '/app/audit', t.nav.audit)}
+</ul>
+<p class="nav-group">${t.nav.groupAdmin}</p>
+<ul>
+${ctx.role === 'admin' ? nav('settings', '/app/settings', t.nav.settings) : ''}
+${ctx.role === 'admin' ? nav('apiKeys', '/app/api-keys', t.nav.apiKeys) : ''}
+${ctx.role === 'admin' ? nav('webhooks', '/app/webhooks', t.nav.webhooks) : ''}
 ${ctx.role === 'admin' ? nav('users', '/app/users', t.nav.users) : ''}
+${nav('audit', '/app/audit', t.nav.audit)}
 </ul>
 </nav>
 <div class="content">

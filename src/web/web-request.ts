@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import type { Actor } from '../modules/audit/audit-log.ts';
 import type { InvoicingDeps } from '../modules/invoicing/invoicing-deps.ts';
+import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Sealer } from '../shared/secrets.ts';
 import { type Lang, langOf, type Messages, messages } from './i18n.ts';
@@ -39,7 +40,7 @@ export function actorOf(member: Member): Actor {
 }
 
 /** What the app's pages get from the server. */
-export type WebDeps = { db: Database; clock: Clock; sealer: Sealer; invoicing: InvoicingDeps };
+export type WebDeps = { db: Database; clock: Clock; sealer: Sealer; invoicing: InvoicingDeps; mailer: Mailer };
 
 export const SESSION_COOKIE = 'kontor_session';
 export const LANG_COOKIE = 'kontor_lang';

@@ -9,6 +9,7 @@ import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
 import type { InvoicingDeps } from '../../src/modules/invoicing/index.ts';
 import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
+import { createMailer, type Mailer } from '../../src/modules/mail/index.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
 import { COMPANY_FILE, sealer } from './company.ts';
 import { testDatabase } from './database.ts';
@@ -35,6 +36,8 @@ export type TestApp = {
   request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   /** The data folder of this test (mail outbox). */
   dataDir: string;
+  /** The process's mailer the app uses (statements, test mails). */
+  mailer: Mailer;
   /** The renderers, booking and mailboxes the app uses (for jobs that need them: JobDeps.services). */
   invoicing: InvoicingOutside & Pick<InvoicingDeps, 'liveness'>;
   close(): Promise<void>;
@@ -54,9 +57,10 @@ export async function testApp(
   const clock = fixedClock(options.now ?? '2026-11-21T10:00:00Z');
   const authenticator = createAuthenticator(handle.db, clock, { cacheMs: options.authCacheMs ?? 0 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kontor-test-data-'));
-  const outside = invoicingOutside({ dataDir, sealer });
+  const mailer = createMailer({ dataDir, sealer });
+  const outside = invoicingOutside({ dataDir, sealer, mailer });
   const invoicing = { ...outside, liveness: handle.liveness, ...options.invoicing };
-  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, sealer, invoicing, ...options.app });
+  const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, sealer, mailer, invoicing, ...options.app });
 
   const newCompany = async (label: string): Promise<TestCompany> => {
     counter += 1;
@@ -108,10 +112,12 @@ export async function testApp(
       });
     },
     dataDir,
+    mailer,
     invoicing: invoicing as InvoicingOutside & Pick<InvoicingDeps, 'liveness'>,
     async close() {
       await app.close();
       await outside.close();
+      mailer.close();
       await handle.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -35,6 +35,7 @@ describe('a render failure is logged with its cause, the answer carries none', (
       db: t.handle.db,
       clock: t.clock,
       sealer,
+      mailer: t.mailer,
       config: { logLevel: 'info' },
       logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
       invoicing: {

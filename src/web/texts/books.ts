@@ -1,0 +1,10 @@
+// Texts of the app: Dunning notices that failed, DATEV export, export progress (pages/dunning.ts, pages/exports.ts).
+// German first; `en` has the same keys (a missing one is a type error).
+
+export const de = {
+  title: '',
+};
+
+export const en: typeof de = {
+  title: '',
+};

@@ -1,0 +1,10 @@
+// Texts of the app: Invoices written in the app, send and cancel (pages/invoice-drafts.ts, pages/invoice-actions.ts).
+// German first; `en` has the same keys (a missing one is a type error).
+
+export const de = {
+  title: '',
+};
+
+export const en: typeof de = {
+  title: '',
+};

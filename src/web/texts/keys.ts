@@ -1,0 +1,10 @@
+// Texts of the app: API keys and webhooks (pages/api-keys.ts, pages/webhooks.ts).
+// German first; `en` has the same keys (a missing one is a type error).
+
+export const de = {
+  title: '',
+};
+
+export const en: typeof de = {
+  title: '',
+};

@@ -1,0 +1,10 @@
+// Texts of the app: Customers and contracts (pages/customers.ts, pages/contracts.ts).
+// German first; `en` has the same keys (a missing one is a type error).
+
+export const de = {
+  title: '',
+};
+
+export const en: typeof de = {
+  title: '',
+};
