@@ -33,3 +33,15 @@ document.addEventListener('submit', (event) => {
   }
   form.setAttribute('aria-busy', 'true');
 });
+// A form with data-confirm asks before it sends (cancel, revoke, lock); without script it sends at once.
+document.addEventListener(
+  'submit',
+  (event) => {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  },
+  true,
+);
