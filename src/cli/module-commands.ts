@@ -1,8 +1,13 @@
+import { API_KEY_COMMANDS } from './api-key-commands.ts';
 import { APP_ACTION_COMMANDS } from './app-action-commands.ts';
 import { ATTRIBUTION_COMMANDS } from './attribution-commands.ts';
 import { BANK_COMMANDS } from './bank-commands.ts';
 import type { ModuleCommand } from './command-kit.ts';
+import { DUNNING_COMMANDS } from './dunning-commands.ts';
+import { INVOICE_COMMANDS } from './invoice-commands.ts';
 import { PERIOD_COMMANDS } from './period-commands.ts';
+import { RECORD_COMMANDS } from './record-commands.ts';
+import { SETTINGS_COMMANDS } from './settings-commands.ts';
 import { STATEMENT_COMMANDS } from './statement-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
@@ -15,4 +20,9 @@ export const MODULE_COMMANDS: ModuleCommand[] = [
   ...STATEMENT_COMMANDS,
   ...ATTRIBUTION_COMMANDS,
   ...APP_ACTION_COMMANDS,
+  ...SETTINGS_COMMANDS,
+  ...API_KEY_COMMANDS,
+  ...RECORD_COMMANDS,
+  ...INVOICE_COMMANDS,
+  ...DUNNING_COMMANDS,
 ];

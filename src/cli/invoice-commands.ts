@@ -1,0 +1,3 @@
+import type { ModuleCommand } from './command-kit.ts';
+
+export const INVOICE_COMMANDS: ModuleCommand[] = [];

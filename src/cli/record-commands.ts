@@ -1,0 +1,3 @@
+import type { ModuleCommand } from './command-kit.ts';
+
+export const RECORD_COMMANDS: ModuleCommand[] = [];
