@@ -16,10 +16,10 @@ import type { CommandIo } from './io.ts';
 //   kontor bank unassigned --company ID [--json]
 //   kontor bank assign ENTRY_ID POSITION INVOICE_NUMBER --company ID --by EMAIL [--json]
 
-class Refusal extends Error {}
+export class Refusal extends Error {}
 
 /** The person --by names, acting in the company: an active member with access to it. */
-async function actorFor(ctx: CommandContext, email: string, companyId: string, adminOnly: boolean): Promise<Actor & { email: string }> {
+export async function actorFor(ctx: CommandContext, email: string, companyId: string, adminOnly: boolean): Promise<Actor & { email: string }> {
   const row = await ctx.db
     .selectFrom('users as u')
     .innerJoin('company_access as a', 'a.user_id', 'u.id')
@@ -35,7 +35,7 @@ async function actorFor(ctx: CommandContext, email: string, companyId: string, a
   return { userId: row.id, organizationId: row.organization_id, companyId, email: row.email };
 }
 
-async function run(io: CommandIo, work: () => Promise<number>, known: (new (...args: never[]) => Error)[]): Promise<number> {
+export async function run(io: CommandIo, work: () => Promise<number>, known: (new (...args: never[]) => Error)[]): Promise<number> {
   try {
     return await work();
   } catch (error) {
