@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listAudit } from '../../modules/audit/audit-log.ts';
 import { type Html, html } from '../html.ts';
+import type { Messages } from '../i18n.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { dateTimeFormat } from './money.ts';
@@ -13,6 +14,13 @@ function values(value: Record<string, unknown> | null): Html {
   if (!value) return html`<span class="muted">–</span>`;
   return html`<dl class="values">${Object.entries(value).map(([k, v]) => html`<dt>${k}</dt><dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`)}</dl>`;
 }
+
+/** An action's label: the core texts, else the area texts (t.settings.auditActions, …), else its code. */
+function actionLabel(t: Messages, action: string): string {
+  return t.actions[action] ?? AREAS.map((area) => t[area].auditActions[action]).find(Boolean) ?? action;
+}
+
+const AREAS = ['settings', 'keys', 'records', 'share', 'drafts', 'books'] as const;
 
 export function registerAuditPage(web: FastifyInstance, deps: WebDeps): void {
   web.get('/audit', async (request, reply) => {
@@ -32,7 +40,7 @@ ${
 <thead><tr><th scope="col">${t.when}</th><th scope="col">${t.who}</th><th scope="col">${t.what}</th><th scope="col">${t.subject}</th><th scope="col">${t.before}</th><th scope="col">${t.after}</th></tr></thead>
 <tbody>${shown.map(
         (e) =>
-          html`<tr><td>${time.format(e.at)}</td><td>${e.email}</td><td>${t.actions[e.action] ?? e.action}</td><td>${e.subject_type}${e.subject_id ? html` <code>${e.subject_id}</code>` : ''}</td><td>${values(e.before)}</td><td>${values(e.after)}</td></tr>`,
+          html`<tr><td>${time.format(e.at)}</td><td>${e.email}</td><td>${actionLabel(t, e.action)}</td><td>${e.subject_type}${e.subject_id ? html` <code>${e.subject_id}</code>` : ''}</td><td>${values(e.before)}</td><td>${values(e.after)}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${entries.length > 50 ? html`<nav class="paging"><a href="/app/audit?before=${shown.at(-1)?.seq}" rel="next">${t.older}</a></nav>` : ''}`;

@@ -3,8 +3,11 @@
 
 export const de = {
   title: '',
+  /** Labels of this area's audit-trail actions (shown on /app/audit). */
+  auditActions: {} as Record<string, string>,
 };
 
 export const en: typeof de = {
   title: '',
+  auditActions: {},
 };
