@@ -120,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     sealer: deps.sealer,
     mailer: deps.mailer,
+    onKeyRevoked: () => authenticator.forget(),
     invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock },
   });
   return app;

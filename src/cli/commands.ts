@@ -38,15 +38,18 @@ const CORE_USAGE: { name: string; usage: string[] }[] = [
   { name: 'admin bootstrap', usage: ['admin bootstrap --org NAME --company-file FILE --admin-email E [--scopes S,S] [--json]'] },
   {
     name: 'admin api-key create',
-    usage: ['admin api-key create --company ID --creator EMAIL [--scopes S,S] [--expires YYYY-MM-DD] [--all-companies] [--json]'],
+    usage: ['admin api-key create --company ID (--creator EMAIL | --by EMAIL) [--scopes S,S] [--expires YYYY-MM-DD] [--all-companies] [--json]'],
   },
-  { name: 'admin api-key revoke', usage: ['admin api-key revoke ID [--json]'] },
+  { name: 'admin api-key revoke', usage: ['admin api-key revoke ID [--by EMAIL] [--json]'] },
   { name: 'admin user deactivate', usage: ['admin user deactivate EMAIL [--json]'] },
   { name: 'admin user set-role', usage: ['admin user set-role EMAIL admin|member [--json]'] },
   { name: 'admin user remove-company', usage: ['admin user remove-company EMAIL COMPANY_ID [--json]'] },
-  { name: 'admin company update', usage: ['admin company update --company ID --company-file FILE [--json]'] },
+  { name: 'admin company update', usage: ['admin company update --company ID --company-file FILE [--by EMAIL] [--json]'] },
   { name: 'jobs run', usage: ['jobs run [--as-of YYYY-MM-DD] [--company ID] [--json]'] },
-  { name: 'export datev', usage: ['export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--json]   DATEV Buchungsstapel CSV'] },
+  {
+    name: 'export datev',
+    usage: ['export datev --company ID --from YYYY-MM-DD --to YYYY-MM-DD [--out FILE] [--by EMAIL] [--json]   DATEV Buchungsstapel CSV'],
+  },
 ];
 
 const ALL_USAGE = [...CORE_USAGE, ...MODULE_COMMANDS.map(({ name, usage }) => ({ name, usage: usage.map((line) => line.replace(/^kontor /, '')) }))];
@@ -208,22 +211,39 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
           scopes: { type: 'string' },
           expires: { type: 'string' },
           'all-companies': { type: 'boolean' },
+          by: { type: 'string' },
         },
         0,
       );
-      const result = await createApiKey(ctx.db, ctx.clock, {
-        companyId: required(values, 'company'),
-        creatorEmail: required(values, 'creator'),
-        scopes: parseScopes(values.scopes as string | undefined),
-        ...(typeof values.expires === 'string' ? { expiresOn: values.expires } : {}),
-        allCompanies: Boolean(values['all-companies']),
-      });
+      // --by names the admin who acts (the audit row, as in the app); the creator defaults to them.
+      const companyId = required(values, 'company');
+      const by = typeof values.by === 'string' && values.by !== '' ? values.by : undefined;
+      const creator = typeof values.creator === 'string' && values.creator !== '' ? values.creator : by;
+      if (creator === undefined) throw new UsageError('--creator is required');
+      const { keyActor } = await import('./api-key-commands.ts');
+      const actor = by === undefined ? undefined : await keyActor(ctx, by, companyId);
+      const result = await createApiKey(
+        ctx.db,
+        ctx.clock,
+        {
+          companyId,
+          creatorEmail: creator,
+          scopes: parseScopes(values.scopes as string | undefined),
+          ...(typeof values.expires === 'string' ? { expiresOn: values.expires } : {}),
+          allCompanies: Boolean(values['all-companies']),
+        },
+        actor,
+      );
       print(io, Boolean(values.json), result, `API key ${result.id}: ${result.api_key}\nThe key is shown only now.`);
       return 0;
     }
     case 'admin api-key revoke': {
-      const { values, positionals } = parse(argv.slice(3), {}, 1);
-      const result = await revokeApiKey(ctx.db, ctx.clock, positionals[0] as string);
+      const { values, positionals } = parse(argv.slice(3), { by: { type: 'string' } }, 1);
+      const id = positionals[0] as string;
+      // --by: an admin of the key's company revokes it, recorded in the audit trail as in the app.
+      const { revokeActor } = await import('./api-key-commands.ts');
+      const by = typeof values.by === 'string' && values.by !== '' ? await revokeActor(ctx, values.by, id) : {};
+      const result = await revokeApiKey(ctx.db, ctx.clock, id, by);
       ctx.onKeyRevoked?.();
       print(io, Boolean(values.json), result, `API key ${result.id} revoked at ${result.revoked_at}`);
       return 0;
@@ -247,13 +267,25 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       return 0;
     }
     case 'admin company update': {
-      const { values } = parse(argv.slice(3), { company: { type: 'string' }, 'company-file': { type: 'string' } }, 0);
+      const { values } = parse(argv.slice(3), { company: { type: 'string' }, 'company-file': { type: 'string' }, by: { type: 'string' } }, 0);
+      const companyId = required(values, 'company');
+      // --by EMAIL: the admin who changes the settings, recorded in the audit trail as in the app.
+      const { actorFor, Refusal } = await import('./app-action-commands.ts');
+      let actor: Awaited<ReturnType<typeof actorFor>> | undefined;
+      try {
+        actor = typeof values.by === 'string' && values.by !== '' ? await actorFor(ctx, values.by, companyId, true) : undefined;
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        io.err(`kontor: ${error.message}`);
+        return 1;
+      }
       const result = await updateCompany(
         ctx.db,
         ctx.clock,
         ctx.sealer,
-        required(values, 'company'),
+        companyId,
         await readCompanyFile(ctx, required(values, 'company-file')),
+        actor ? { actor } : {},
       );
       print(io, Boolean(values.json), result, `company ${result.company_id} updated: ${result.updated.join(', ') || 'nothing'}`);
       return 0;
@@ -304,16 +336,27 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       return 0;
     }
     case 'export datev': {
-      const { values } = parse(argv.slice(2), { company: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } }, 0);
+      const { values } = parse(
+        argv.slice(2),
+        { company: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, by: { type: 'string' } },
+        0,
+      );
       const companyId = required(values, 'company');
       const from = dateFlag(required(values, 'from'), 'from');
       const to = dateFlag(required(values, 'to'), 'to');
       const out = typeof values.out === 'string' && values.out !== '' ? values.out : `EXTF_Buchungsstapel_${from}_${to}.csv`;
       const file = path.resolve(ctx.cwd, out);
       let result: Awaited<ReturnType<typeof createDatevExport>>;
+      // --by EMAIL: the person who exports (a member or admin of the company), in the audit trail as in the app.
+      const { actorFor, Refusal } = await import('./app-action-commands.ts');
       try {
-        result = await createDatevExport(ctx.db, companyId, { from, to, now: ctx.clock.now() });
+        const actor = typeof values.by === 'string' && values.by !== '' ? await actorFor(ctx, values.by, companyId, false) : undefined;
+        result = await createDatevExport(ctx.db, companyId, { from, to, now: ctx.clock.now(), ...(actor ? { actor } : {}) });
       } catch (error) {
+        if (error instanceof Refusal) {
+          io.err(`kontor: ${error.message}`);
+          return 1;
+        }
         if (!(error instanceof BookkeepingError)) throw error;
         io.err(`kontor: ${error.message}`);
         return 1;

@@ -1,13 +1,15 @@
 import { BookkeepingError, listPeriodLocks, lockPeriod } from '../modules/bookkeeping/index.ts';
 import { formatDate } from '../shared/german-format.ts';
+import { actorFor, Refusal } from './app-action-commands.ts';
 import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import type { CommandIo } from './io.ts';
 
 // `kontor admin period lock|list`: accounting period locks (GoBD "Festschreibung"). A lock
-// is final and only moves forward; refusals exit 1 with the reason.
+// is final and only moves forward; refusals exit 1 with the reason. --by EMAIL names the
+// admin who locks: recorded with the lock and in the audit trail, as in the app.
 
 function refused(io: CommandIo, error: unknown): number {
-  if (!(error instanceof BookkeepingError)) throw error;
+  if (!(error instanceof BookkeepingError) && !(error instanceof Refusal)) throw error;
   io.err(`kontor: ${error.message}`);
   return 1;
 }
@@ -15,12 +17,14 @@ function refused(io: CommandIo, error: unknown): number {
 export const PERIOD_COMMANDS: ModuleCommand[] = [
   {
     name: 'admin period lock',
-    usage: ['kontor admin period lock --company ID --until YYYY-MM-DD [--json]   final: nothing is booked on or before that day any more'],
+    usage: ['kontor admin period lock --company ID --until YYYY-MM-DD [--by EMAIL] [--json]   final: nothing is booked on or before that day any more'],
     async run(args, io, ctx) {
-      const { values } = parse(args, { company: { type: 'string' }, until: { type: 'string' } }, 0);
+      const { values } = parse(args, { company: { type: 'string' }, until: { type: 'string' }, by: { type: 'string' } }, 0);
       const until = dateFlag(required(values, 'until'), 'until');
+      const companyId = required(values, 'company');
       try {
-        const result = await lockPeriod(ctx.db, ctx.clock, { companyId: required(values, 'company'), until });
+        const actor = typeof values.by === 'string' && values.by !== '' ? await actorFor(ctx, values.by, companyId, true) : undefined;
+        const result = await lockPeriod(ctx.db, ctx.clock, { companyId, until, ...(actor ? { actor } : {}) });
         const text = result.changed
           ? `the accounting period of ${result.company_id} is locked up to ${formatDate(result.locked_until)}${result.previous_until ? ` (before: ${formatDate(result.previous_until)})` : ''}; corrections go into the open period`
           : `the accounting period of ${result.company_id} was locked up to ${formatDate(result.locked_until)} already; nothing changed`;
@@ -44,7 +48,8 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
             : [
                 `locked up to ${formatDate(result.locked_until)}`,
                 ...result.history.map(
-                  (lock) => `  ${formatDate(lock.locked_until)}  set ${when(lock.locked_at)}${lock.locked_by ? ` by ${lock.locked_by}` : ''}`,
+                  (lock) =>
+                    `  ${formatDate(lock.locked_until)}  set ${when(lock.locked_at)}${lock.locked_by ? ` by ${lock.locked_by_email ?? lock.locked_by}` : ''}`,
                 ),
               ].join('\n');
         print(io, Boolean(values.json), result, text);

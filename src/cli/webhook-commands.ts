@@ -1,10 +1,21 @@
+import type { WebhookDeliveryStatus } from '../db/schema-webhooks.ts';
 import { AdminError } from '../modules/access/admin-error.ts';
-import { addWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, removeWebhookEndpoint } from '../modules/webhooks/index.ts';
-import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
+import {
+  addWebhookEndpoint,
+  DELIVERY_STATUSES,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  removeWebhookEndpoint,
+  resendWebhookDelivery,
+} from '../modules/webhooks/index.ts';
+import { keyActor } from './api-key-commands.ts';
+import { type ModuleCommand, type ParsedArgs, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import { UsageError } from './io.ts';
 
-// `kontor admin webhook add|list|remove|deliveries`. Refusals (AdminError) are printed
-// as `kontor: <message>` with exit code 1 by runCommand.
+// `kontor admin webhook add|list|remove|deliveries|resend`. Refusals (AdminError) are
+// printed as `kontor: <message>` with exit code 1 by runCommand. --by EMAIL names the
+// admin who acts: the step is recorded in the audit trail as in the app (required for
+// resend, a person's step only).
 
 const optional = (value: string | boolean | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -17,16 +28,15 @@ function limitFlag(value: string | boolean | undefined): number | undefined {
 export const WEBHOOK_COMMANDS: ModuleCommand[] = [
   {
     name: 'admin webhook add',
-    usage: ['kontor admin webhook add --company ID --url URL [--events KIND,KIND] [--json]   the signing secret is shown only now'],
+    usage: ['kontor admin webhook add --company ID --url URL [--events KIND,KIND] [--by EMAIL] [--json]   the signing secret is shown only now'],
     async run(args, io, ctx) {
-      const { values } = parse(args, { company: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } }, 0);
+      const { values } = parse(args, { company: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, by: { type: 'string' } }, 0);
       const events = values.events === undefined ? [] : String(values.events).split(',');
       if (values.events !== undefined && events.every((kind) => kind.trim() === '')) throw new AdminError('--events names no event kind');
-      const result = await addWebhookEndpoint(ctx.db, ctx.clock, ctx.sealer, {
-        companyId: required(values, 'company'),
-        url: required(values, 'url'),
-        events,
-      });
+      const companyId = required(values, 'company');
+      const by = optional(values.by);
+      const actor = by === undefined ? undefined : await keyActor(ctx, by, companyId);
+      const result = await addWebhookEndpoint(ctx.db, ctx.clock, ctx.sealer, { companyId, url: required(values, 'url'), events }, actor);
       print(io, Boolean(values.json), result, `webhook endpoint ${result.id}\nsigning secret ${result.secret}\nThe secret is shown only now. Keep it safe.`);
       return 0;
     },
@@ -51,34 +61,61 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
   },
   {
     name: 'admin webhook remove',
-    usage: ['kontor admin webhook remove ID [--json]'],
+    usage: ['kontor admin webhook remove ID [--by EMAIL] [--json]'],
     async run(args, io, ctx) {
-      const { values, positionals } = parse(args, {}, 1);
-      const result = await removeWebhookEndpoint(ctx.db, ctx.clock, positionals[0] as string);
+      const { values, positionals } = parse(args, { by: { type: 'string' } }, 1);
+      const id = positionals[0] as string;
+      const by = optional(values.by);
+      let actor: Awaited<ReturnType<typeof keyActor>> | undefined;
+      if (by !== undefined) {
+        const endpoint = await ctx.db.selectFrom('webhook_endpoints').select('company_id').where('id', '=', id).executeTakeFirst();
+        if (!endpoint) throw new AdminError(`no webhook endpoint ${id}`);
+        actor = await keyActor(ctx, by, endpoint.company_id);
+      }
+      const result = await removeWebhookEndpoint(ctx.db, ctx.clock, id, actor);
       print(io, Boolean(values.json), result, `webhook endpoint ${result.id} removed (${result.cancelled_deliveries} waiting deliveries cancelled)`);
       return 0;
     },
   },
   {
     name: 'admin webhook deliveries',
-    usage: ['kontor admin webhook deliveries [--company ID] [--endpoint ID] [--event EVT] [--limit N] [--json]   every attempt'],
+    usage: ['kontor admin webhook deliveries [ENDPOINT_ID] [--company ID] [--endpoint ID] [--event EVT] [--status S] [--limit N] [--json]   every attempt'],
     async run(args, io, ctx) {
-      const { values } = parse(args, { company: { type: 'string' }, endpoint: { type: 'string' }, event: { type: 'string' }, limit: { type: 'string' } }, 0);
+      const options = {
+        company: { type: 'string' },
+        endpoint: { type: 'string' },
+        event: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+      } as const;
+      // The endpoint as the one argument, or as --endpoint (not both).
+      let parsed: ParsedArgs;
+      try {
+        parsed = parse(args, options, 1);
+      } catch {
+        parsed = parse(args, options, 0);
+      }
+      const { values, positionals } = parsed;
+      if (positionals[0] !== undefined && values.endpoint !== undefined) throw new UsageError('name the endpoint once: as ENDPOINT_ID or with --endpoint');
       const companyId = optional(values.company);
-      const endpointId = optional(values.endpoint);
+      const endpointId = positionals[0] ?? optional(values.endpoint);
       const eventId = optional(values.event);
+      const status = optional(values.status);
+      if (status !== undefined && !DELIVERY_STATUSES.includes(status as WebhookDeliveryStatus))
+        throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}, got ${status}`);
       const limit = limitFlag(values.limit);
       const deliveries = await listWebhookDeliveries(ctx.db, {
         ...(companyId ? { companyId } : {}),
         ...(endpointId ? { endpointId } : {}),
         ...(eventId ? { eventId } : {}),
+        ...(status ? { status: status as WebhookDeliveryStatus } : {}),
         ...(limit !== undefined ? { limit } : {}),
       });
       const text = deliveries.length
         ? deliveries
             .map((d) =>
               [
-                `${d.event_id} ${d.event_type} → ${d.endpoint_id} ${d.url}: ${d.status}${d.next_attempt_at ? `, next attempt ${when(d.next_attempt_at)}` : ''}`,
+                `#${d.id} ${d.event_id} ${d.event_type} → ${d.endpoint_id} ${d.url}: ${d.status}${d.next_attempt_at ? `, next attempt ${when(d.next_attempt_at)}` : ''}`,
                 ...d.attempts.map(
                   (a) =>
                     `  #${a.attempt} ${when(a.started_at)} ${a.response_status ?? '---'} ${a.duration_ms === null ? '' : `${a.duration_ms} ms`}${a.error ? ` ${a.error}` : ''}`,
@@ -88,6 +125,28 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
             .join('\n')
         : 'no webhook deliveries';
       print(io, Boolean(values.json), { deliveries }, text);
+      return 0;
+    },
+  },
+  {
+    name: 'admin webhook resend',
+    usage: ['kontor admin webhook resend DELIVERY_ID --by EMAIL [--json]   send a failed delivery again now (the worker or jobs run sends it)'],
+    async run(args, io, ctx) {
+      const { values, positionals } = parse(args, { by: { type: 'string' } }, 1);
+      const by = required(values, 'by');
+      const text = positionals[0] as string;
+      if (!/^\d{1,15}$/.test(text)) throw new UsageError(`DELIVERY_ID must be a delivery's number (as webhook deliveries shows it), got ${text}`);
+      const deliveryId = Number(text);
+      const delivery = await ctx.db.selectFrom('webhook_deliveries').select('company_id').where('id', '=', deliveryId).executeTakeFirst();
+      if (!delivery) throw new AdminError(`no webhook delivery ${deliveryId}`);
+      const actor = await keyActor(ctx, by, delivery.company_id);
+      const result = await resendWebhookDelivery(ctx.db, ctx.clock, actor, { companyId: delivery.company_id, deliveryId });
+      print(
+        io,
+        Boolean(values.json),
+        result,
+        `webhook delivery ${result.id} (${result.event_id} → ${result.endpoint_id}) is due again now; ${result.attempts_before} attempt(s) before`,
+      );
       return 0;
     },
   },

@@ -2,7 +2,9 @@ import type { ColumnType } from 'kysely';
 import type { InvoiceDocument } from '../modules/invoicing/document.ts';
 import type { Json, Timestamp } from './schema.ts';
 
-// Row types of the invoicing tables (migrations/0002_invoicing.sql).
+// Row types of the invoicing tables (migrations/0002_invoicing.sql, 0026_app_invoices.sql).
+
+export type InvoiceOrigin = 'api' | 'app';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'sent' | 'partially_paid' | 'paid' | 'cancelled';
 
@@ -38,6 +40,10 @@ export interface InvoicesTable {
   last_dunning_on: ColumnType<string | null, string | null | undefined, string | null>;
   /** The tax warning a person confirmed at issue in the app (0023), as JSON. */
   tax_confirmation: ColumnType<unknown, string | null | undefined, string | null>;
+  /** Who wrote it (0026): the API, or a person in the app (invisible to the API). */
+  origin: ColumnType<InvoiceOrigin, InvoiceOrigin | undefined, InvoiceOrigin>;
+  /** The note a person wrote on an app draft, printed on the invoice (0026). */
+  note: ColumnType<string | null, string | null | undefined, string | null>;
   cancels_invoice_id: string | null;
   cancelled_by_invoice_id: string | null;
   change_seq: number;

@@ -40,7 +40,15 @@ export function actorOf(member: Member): Actor {
 }
 
 /** What the app's pages get from the server. */
-export type WebDeps = { db: Database; clock: Clock; sealer: Sealer; invoicing: InvoicingDeps; mailer: Mailer };
+export type WebDeps = {
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+  invoicing: InvoicingDeps;
+  mailer: Mailer;
+  /** Drops the API's cached key look-ups after a revocation in the app. */
+  onKeyRevoked?: () => void;
+};
 
 export const SESSION_COOKIE = 'kontor_session';
 export const LANG_COOKIE = 'kontor_lang';

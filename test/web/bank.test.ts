@@ -9,7 +9,8 @@ import { signedIn, type WebClient } from './client.ts';
 // import`; a credit left unmatched is assigned to an invoice by hand and booked like an
 // automatic match (allocation, booking bank against debtor, invoice paid, event, revenue
 // share) with an audit row; what is not a bank statement, or comes without the CSRF token,
-// writes nothing.
+// writes nothing. The import's notes and warnings show in German (codes with values from the
+// module; the command line keeps its English sentences).
 
 /** A multipart/form-data body as a browser sends it: the CSRF field and one file. */
 function multipart(fields: Record<string, string>, file: { name: string; content: string | Buffer }): { payload: Buffer; contentType: string } {
@@ -38,7 +39,7 @@ describe('bank statements in the app', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/app/bank/import',
-      headers: { host: 'kontor.test', cookie: `kontor_session=${web.cookies.get('kontor_session')}`, 'content-type': body.contentType },
+      headers: { host: 'kontor.test', cookie: [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': body.contentType },
       payload: body.payload,
     });
     web.lastBody = res.body;
@@ -142,5 +143,58 @@ describe('bank statements in the app', () => {
     const forged = await upload(camt([{ amount: '1.00', text: 'x', date: '2026-11-20' }]), 'auszug.xml', 'forged-token');
     assert.equal(forged.statusCode, 403);
     assert.deepEqual(await written(), before);
+  });
+
+  test('the notes of an import show in German: a credit without number, an over-payment, another account, a file and entries twice', async () => {
+    const over = await issueInvoice(t, 'b-notes-1');
+    const file = camt(
+      [
+        { amount: '100.00', text: `Rechnung ${over.number}`, name: 'Beispiel AG', date: '2026-11-20' },
+        { amount: '12.00', text: 'Spende ohne Nummer', name: 'Fremder Zahler', date: '2026-11-20' },
+        { amount: '40.00', text: 'Rechnung RE-1999-00042', name: 'Irrläufer GmbH', date: '2026-11-20' },
+        { amount: '5.00', indicator: 'DBIT', text: 'Kontoführung', date: '2026-11-20' },
+      ],
+      { id: 'notes-1', iban: 'DE83500105175555555555', msgId: 'NOTES-1' },
+    );
+    const res = await upload(file, 'hinweise.xml');
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.body;
+    assert.match(body, /Hinweise zur Datei/);
+    assert.match(
+      body,
+      /Der Auszug notes-1 gehört zum Konto DE83 5001 0517 5555 5555 55, nicht zum Konto der Firma DE89 3704 0044 0532 0130 00; die Umsätze wurden trotzdem importiert\./,
+    );
+    assert.match(body, /Hinweise zu einzelnen Umsätzen/);
+    assert.match(body, /14,94\u00a0€ mehr als offen; als Guthaben von Beispiel AG vermerkt\./);
+    assert.match(body, /<td>Fremder Zahler<\/td><td class="wrap">Keine Rechnungsnummer im Verwendungszweck gefunden; bitte von Hand zuordnen\.<\/td>/);
+    assert.match(body, /Eine Rechnung RE-1999-00042 gibt es nicht\./);
+    assert.doesNotMatch(body, /Kontoführung|Belastung übergangen/, 'plain debits are counted, not listed');
+    assert.doesNotMatch(body, /no invoice number|more than open|not the company's account/, 'no English note');
+
+    // The same file again: nothing booked, and the page says when it was imported.
+    const again = await upload(file, 'hinweise.xml');
+    assert.match(again.body, /Diese Datei wurde bereits importiert; nichts wurde neu gebucht/);
+    assert.match(again.body, /Diese Datei wurde bereits am 21\.11\.2026 importiert; nichts wurde neu gebucht\./);
+
+    // Another file with an entry imported before: listed as such, nothing twice.
+    const overlapping = camt([{ amount: '12.00', text: 'Spende ohne Nummer', name: 'Fremder Zahler', date: '2026-11-20', ref: 'REF-notes-1-2' }], {
+      id: 'notes-1',
+      iban: 'DE83500105175555555555',
+      msgId: 'NOTES-2',
+    });
+    const twice = await upload(overlapping, 'hinweise-2.xml');
+    assert.equal(twice.statusCode, 200);
+    assert.match(twice.body, /Bereits mit einem früheren Kontoauszug importiert \(bst_[0-9a-z]{26}\); nichts doppelt gebucht\./);
+    assert.doesNotMatch(twice.body, /already imported/);
+  });
+
+  test('in English the notes read as the command line prints them', async () => {
+    await web.get('/app/lang?to=en');
+    try {
+      const res = await upload(camt([{ amount: '3.00', text: 'ohne Nummer', date: '2026-11-19' }], { id: 'notes-en', msgId: 'NOTES-EN' }), 'en.xml');
+      assert.match(res.body, /no invoice number found in the remittance text/);
+    } finally {
+      await web.get('/app/lang?to=de');
+    }
   });
 });

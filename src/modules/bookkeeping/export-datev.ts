@@ -1,9 +1,11 @@
 import iconv from 'iconv-lite';
 import type { Database } from '../../db/connection.ts';
 import type { Chart } from '../../db/schema-bookkeeping.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { zonedParts } from '../../shared/clock.ts';
 import { isCalendarDate } from '../../shared/dates.ts';
 import { exactCents } from '../../shared/money.ts';
+import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { type AccountPlan, accountPlan, automaticReverseChargeVat, grossDerivedVat, isGrossDerivedVatAccount, isReverseChargeVatAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { amount, belegfeld, COLUMN, DATEV_COLUMN_COUNT, DATEV_COLUMNS, headerFields, text, ttmm, ttmmjjjj } from './datev-format.ts';
@@ -37,9 +39,23 @@ export type DatevExportOptions = {
   to: string;
   /** Creation time written into the header (the injected clock's now). */
   now?: Date;
+  /**
+   * The person who exports (app, `kontor export datev --by`): the export is read and
+   * recorded in the audit trail (`datev.exported`: range, bookings, warnings) in one
+   * transaction. The file goes to the person, so its warnings are kept there.
+   */
+  actor?: Actor;
 };
 
-export type DatevExport = { file: Buffer; bookings: number; entries: number; warnings: string[] };
+/** Why a warning was given, for a reader that words it itself (the app). */
+export type DatevWarningCode = 'datev_test_numbers';
+
+export type DatevExport = { file: Buffer; bookings: number; entries: number; warnings: string[]; warningCodes: DatevWarningCode[] };
+
+/** The CLI's file name for the range: `EXTF_Buchungsstapel_2026-11-01_2026-11-30.csv`. */
+export function datevFileName(from: string, to: string): string {
+  return `EXTF_Buchungsstapel_${from}_${to}.csv`;
+}
 
 /**
  * The Buchungsstapel of the entries dated in [from, to], one fiscal year of the company.
@@ -51,6 +67,29 @@ export async function exportDatevBuchungsstapel(db: Database, companyId: string,
 
 /** The same, with the number of bookings (data lines) and journal entries in the file. */
 export async function createDatevExport(db: Database, companyId: string, options: DatevExportOptions): Promise<DatevExport> {
+  const { actor } = options;
+  if (!actor) return buildDatevExport(db, companyId, options);
+  return inTransaction(db, async (trx) => {
+    const result = await buildDatevExport(trx, companyId, options);
+    await recordAudit(trx, actor, options.now ?? new Date(), {
+      action: 'datev.exported',
+      subjectType: 'datev_export',
+      subjectId: null,
+      after: {
+        from: options.from,
+        to: options.to,
+        file_name: datevFileName(options.from, options.to),
+        bookings: result.bookings,
+        entries: result.entries,
+        warnings: result.warnings,
+        warning_codes: result.warningCodes,
+      },
+    });
+    return result;
+  });
+}
+
+async function buildDatevExport(db: Database, companyId: string, options: DatevExportOptions): Promise<DatevExport> {
   const { from, to } = options;
   if (!isCalendarDate(from) || !isCalendarDate(to)) throw new BookkeepingError('invalid_range', `from and to must be dates YYYY-MM-DD, got ${from} and ${to}`);
   if (from > to) throw new BookkeepingError('invalid_range', `the range starts ${from}, after its end ${to}`);
@@ -92,13 +131,19 @@ export async function createDatevExport(db: Database, companyId: string, options
     fixed: locked !== null && to <= locked,
   });
   const content = [header.join(';'), DATEV_COLUMNS.join(';'), ...dataLines.map((fields) => fields.join(';'))].map((line) => `${line}\r\n`).join('');
-  const warnings =
-    company.datev_consultant_number === null || company.datev_client_number === null
-      ? [
-          `the company has no DATEV consultant and client number (datev_consultant_number, datev_client_number in the company file); the header carries DATEV's test numbers ${DATEV_TEST_CONSULTANT}/${DATEV_TEST_CLIENT}, which the tax adviser must change before importing`,
-        ]
-      : [];
-  return { file: iconv.encode(content, 'win1252'), bookings: dataLines.length, entries: entries.length, warnings };
+  const testNumbers = company.datev_consultant_number === null || company.datev_client_number === null;
+  const warnings = testNumbers
+    ? [
+        `the company has no DATEV consultant and client number (datev_consultant_number, datev_client_number in the company file); the header carries DATEV's test numbers ${DATEV_TEST_CONSULTANT}/${DATEV_TEST_CLIENT}, which the tax adviser must change before importing`,
+      ]
+    : [];
+  return {
+    file: iconv.encode(content, 'win1252'),
+    bookings: dataLines.length,
+    entries: entries.length,
+    warnings,
+    warningCodes: testNumbers ? ['datev_test_numbers'] : [],
+  };
 }
 
 /** DATEV's own test consultant and client, written while the company has not set its numbers. */

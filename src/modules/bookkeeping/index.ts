@@ -4,7 +4,15 @@ export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLine
 export { bookPayments, type PaymentToBook, paymentJournalLines } from './book-payments.ts';
 export { bookStatement, statementJournalLines } from './book-statement.ts';
 export { BookkeepingError, type BookkeepingErrorCode } from './bookkeeping-error.ts';
-export { createDatevExport, type DatevExport, type DatevExportOptions, exportDatevBuchungsstapel } from './export-datev.ts';
+export {
+  createDatevExport,
+  type DatevExport,
+  type DatevExportOptions,
+  type DatevWarningCode,
+  datevFileName,
+  exportDatevBuchungsstapel,
+  fiscalYearStartOf,
+} from './export-datev.ts';
 export { lockedUntil } from './journal.repository.ts';
 export { assertBalanced, type JournalLine, mirror } from './journal.ts';
 export { listPeriodLocks, lockPeriod, type PeriodLockList, type PeriodLockResult } from './lock-period.ts';

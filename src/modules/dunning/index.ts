@@ -9,5 +9,8 @@ export { computeClaim, isBusinessCustomer } from './claim.ts';
 export type { DunningRunSummary, StaleBaseRate } from './create-notices.ts';
 export { defaultInterest } from './default-interest.ts';
 export type { NoticeDocument } from './notice-document.ts';
+export { noticeTitle } from './notice-document.ts';
+export { listSentNotices, listUnsentNotices, type NoticeListRow, type NoticeReasonCode, noticePdf, noticeReason, type SentKey } from './notice-lists.ts';
 export { DEFAULT_POLICY, type DunningPolicy, dunningPolicySchema, parseDunningPolicy, policyOf } from './policy.ts';
 export { renderNoticePdf } from './render/notice-pdf.ts';
+export { type RetriedNotice, RetryNoticeError, type RetryRefusalCode, retryNotice } from './retry-notice.ts';

@@ -2,6 +2,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { buildStornoDocument, sellerOf } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
@@ -11,6 +12,7 @@ import { type InvoiceView, invoiceView } from './invoice-view.ts';
 import { findInvoiceViewRow } from './invoices.repository.ts';
 import { type InvoicingDeps, renderOrRefuse } from './invoicing-deps.ts';
 import { assertPeriodOpen } from './period-lock.ts';
+import { centsToDecimal } from './totals.ts';
 
 const NOT_CANCELLABLE: Record<string, string> = {
   draft: 'Ein Entwurf ist kein Beleg und wird nicht storniert; er wird in der App verworfen.',
@@ -24,7 +26,13 @@ const NOT_CANCELLABLE: Record<string, string> = {
  * marks the original cancelled — in one transaction. A second call answers with the
  * same storno (created: false).
  */
-export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invoiceId: string): Promise<{ created: boolean; storno: InvoiceView }> {
+export async function cancelInvoice(
+  deps: InvoicingDeps,
+  companyId: string,
+  invoiceId: string,
+  /** The person who cancels (the app, the command line): audited in this transaction. */
+  actor?: Actor,
+): Promise<{ created: boolean; storno: InvoiceView }> {
   return inTransaction(deps.db, async (trx) => {
     const original = await trx
       .selectFrom('invoices')
@@ -102,6 +110,21 @@ export async function cancelInvoice(deps: InvoicingDeps, companyId: string, invo
     const cancelled = await findInvoiceViewRow(trx, companyId, original.id);
     await recordEvent(trx, { companyId, type: 'invoice.cancelled', subjectId: original.id, data: invoiceView(cancelled!), createdAt: now });
     const storno = await findInvoiceViewRow(trx, companyId, stornoId);
+    if (actor) {
+      await recordAudit(trx, actor, now, {
+        action: 'invoice.cancelled',
+        subjectType: 'invoice',
+        subjectId: original.id,
+        before: { status: original.status, number: original.number },
+        after: {
+          status: 'cancelled',
+          number: original.number,
+          storno_id: stornoId,
+          storno_number: number,
+          storno_total: centsToDecimal(storno!.total_gross_cents),
+        },
+      });
+    }
     return { created: true, storno: invoiceView(storno!) };
   });
 }

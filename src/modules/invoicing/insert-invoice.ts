@@ -1,3 +1,4 @@
+import type { InvoiceOrigin } from '../../db/schema-invoicing.ts';
 import type { Trx } from '../../db/transaction.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
@@ -20,6 +21,10 @@ export async function insertInvoice(
     contract: { id: string; externalRef: string } | null;
     changeSeq: number;
     now: Date;
+    /** Written by a person in the app (invisible to the API); default: the API. */
+    origin?: InvoiceOrigin;
+    /** The app draft's note, printed on the invoice at issue. */
+    note?: string | null;
   },
 ) {
   const { companyId, invoiceId, doc, lines } = input;
@@ -57,6 +62,8 @@ export async function insertInvoice(
       change_seq: input.changeSeq,
       changed_at: input.now,
       created_at: input.now,
+      origin: input.origin ?? 'api',
+      note: input.note ?? null,
     })
     .returning([
       'id',

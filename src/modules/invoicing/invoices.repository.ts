@@ -51,8 +51,24 @@ export function findInvoiceViewRow(db: Database | Trx, companyId: string, id: st
   return invoiceViewQuery(db, companyId).where('i.id', '=', id).executeTakeFirst();
 }
 
-export function findInvoiceViewRowByRef(db: Database | Trx, companyId: string, source: string, externalRef: string) {
-  return invoiceViewQuery(db, companyId).where('i.external_source', '=', source).where('i.external_ref', '=', externalRef).executeTakeFirst();
+/** The invoices the API sees: not those written in the app (interface §1, migration 0026). */
+export function apiInvoiceViewQuery(db: Database | Trx, companyId: string) {
+  return invoiceViewQuery(db, companyId).where('i.origin', '=', 'api');
+}
+
+/** An invoice as the API may show it; undefined for an unknown one and for one written in the app alike. */
+export function findApiInvoiceViewRow(db: Database | Trx, companyId: string, id: string) {
+  return apiInvoiceViewQuery(db, companyId).where('i.id', '=', id).executeTakeFirst();
+}
+
+/** Whether the API may see (and act on) this invoice: it exists in the company and was not written in the app. */
+export async function visibleToApi(db: Database | Trx, companyId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom('invoices').select('origin').where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+  return row?.origin === 'api';
+}
+
+export function findApiInvoiceViewRowByRef(db: Database | Trx, companyId: string, source: string, externalRef: string) {
+  return apiInvoiceViewQuery(db, companyId).where('i.external_source', '=', source).where('i.external_ref', '=', externalRef).executeTakeFirst();
 }
 
 /** The view rows of these invoices (any order; ids not found are left out). */

@@ -7,7 +7,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.ts';
 import { renderStoredDocuments } from './invoice-documents.ts';
 import { readFiles } from './invoice-files.ts';
 import { invoiceView } from './invoice-view.ts';
-import { findInvoiceViewRow, findInvoiceViewRowByRef } from './invoices.repository.ts';
+import { findApiInvoiceViewRow, findApiInvoiceViewRowByRef, visibleToApi } from './invoices.repository.ts';
 import * as schemas from './invoices.schemas.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { type ListInvoicesQuery, listInvoices } from './list-invoices.ts';
@@ -57,14 +57,14 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
     '/invoices/by-ref/:source/:external_ref',
     { schema: schemas.retrieveInvoiceByRefSchema, config: { scope: 'partner:invoices:read' } },
     async (request) => {
-      const row = await findInvoiceViewRowByRef(deps.db, request.auth.companyId, request.params.source, request.params.external_ref);
+      const row = await findApiInvoiceViewRowByRef(deps.db, request.auth.companyId, request.params.source, request.params.external_ref);
       if (!row) throw new AppError('invoice_not_found');
       return invoiceView(row);
     },
   );
 
   app.get<{ Params: ById }>('/invoices/:id', { schema: schemas.retrieveInvoiceSchema, config: { scope: 'partner:invoices:read' } }, async (request) => {
-    const row = await findInvoiceViewRow(deps.db, request.auth.companyId, request.params.id);
+    const row = await findApiInvoiceViewRow(deps.db, request.auth.companyId, request.params.id);
     if (!row) throw new AppError('invoice_not_found');
     return invoiceView(row);
   });
@@ -79,6 +79,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
         .select(['status', 'number'])
         .where('company_id', '=', request.auth.companyId)
         .where('id', '=', request.params.id)
+        .where('origin', '=', 'api')
         .executeTakeFirst();
       if (!invoice) throw new AppError('invoice_not_found');
       if (invoice.status === 'draft') throw new AppError('invoice_not_issued');
@@ -101,13 +102,18 @@ export function registerInvoiceRoutes(app: FastifyInstance, deps: InvoicingDeps)
         request.body ??= {};
       },
     },
-    async (request) => sendInvoice(deps, request.auth.companyId, request.params.id, { resend: request.body?.resend === true }),
+    async (request) => {
+      if (!(await visibleToApi(deps.db, request.auth.companyId, request.params.id))) throw new AppError('invoice_not_found');
+      return sendInvoice(deps, request.auth.companyId, request.params.id, { resend: request.body?.resend === true });
+    },
   );
 
   app.post<{ Params: ById }>(
     '/invoices/:id/cancel',
     { schema: schemas.cancelInvoiceSchema, config: { scope: 'partner:invoices:write' } },
     async (request, reply) => {
+      // An invoice written in the app is not the API's to cancel (its origin never changes).
+      if (!(await visibleToApi(deps.db, request.auth.companyId, request.params.id))) throw new AppError('invoice_not_found');
       const result = await cancelInvoice(deps, request.auth.companyId, request.params.id);
       return reply.code(result.created ? 201 : 200).send(result.storno);
     },

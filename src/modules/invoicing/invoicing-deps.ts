@@ -16,7 +16,13 @@ export type InvoicingDeps = {
   clock: Clock;
   render(doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }>;
   book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, known?: BookingKnowns): Promise<void>;
-  mail(company: CompanyRow, doc: InvoiceDocument, files: { pdf: Buffer; xml: Buffer | null }): Promise<{ ok: true } | { ok: false; error: SendError }>;
+  /** `messageId`: the attempt's (mail-attempts.ts); absent: the invoice's stable one. */
+  mail(
+    company: CompanyRow,
+    doc: InvoiceDocument,
+    files: { pdf: Buffer; xml: Buffer | null },
+    messageId?: string,
+  ): Promise<{ ok: true } | { ok: false; error: SendError }>;
   /** Whether the mail with this Message-ID left: known from the outbox, unknowable over SMTP (null). */
   mailed(company: CompanyRow, messageId: string): Promise<boolean | null>;
   /** Which processes live: the owners of mails under way (db/liveness.ts). */

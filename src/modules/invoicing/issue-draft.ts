@@ -131,6 +131,8 @@ export async function issueDraft(deps: InvoicingDeps, companyId: string, invoice
       verdict,
       number,
     );
+    // The note a person wrote on an app draft is printed with the invoice's notes (BT-22).
+    if (invoice.note) doc.notes.push(invoice.note);
     const files = await renderOrRefuse(deps, doc);
     const now = deps.clock.now();
     const confirmation = confirming

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { invoiceView } from './invoice-view.ts';
-import { invoiceViewQuery } from './invoices.repository.ts';
+import { apiInvoiceViewQuery } from './invoices.repository.ts';
 
 export type ListInvoicesQuery = {
   changed_since?: string;
@@ -27,7 +27,7 @@ function decodeCursor(cursor: string): number {
   return Number(seq);
 }
 
-/** GET /invoices: the company's invoices in change order, with filters and cursor paging. */
+/** GET /invoices: the company's invoices the API sees, in change order, with filters and cursor paging. */
 export async function listInvoices(db: Database, companyId: string, query: ListInvoicesQuery) {
   const limit = query.limit ?? 50;
   for (const [source, ref] of [
@@ -37,7 +37,9 @@ export async function listInvoices(db: Database, companyId: string, query: ListI
     if ((query[source] === undefined) !== (query[ref] === undefined))
       throw validationFailed([{ loc: ['query', query[source] === undefined ? source : ref], type: 'missing', msg: `${source} and ${ref} go together` }]);
   }
-  let q = invoiceViewQuery(db, companyId)
+  // Invoices written in the app are not listed (interface §1); their changes leave gaps in
+  // the positions a caller sees, which the cursor pages over like any other.
+  let q = apiInvoiceViewQuery(db, companyId)
     .orderBy('i.change_seq')
     .limit(limit + 1);
   if (query.changed_since) q = q.where('i.changed_at', '>=', new Date(query.changed_since));

@@ -5,6 +5,7 @@ import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { invoiceMessageId } from '../mail/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import { nextChangeSeq } from './invoice-changes.ts';
@@ -48,8 +49,11 @@ export async function insertAttempt(
   invoiceId: string,
   invoiceNumber: string,
   resend = false,
+  again = false,
 ): Promise<MailAttempt> {
-  const attempt = { id: newId('mla'), messageId: invoiceMessageId(company.id, invoiceNumber) };
+  const id = newId('mla');
+  // A mail again of a sent invoice is a mail of its own: its own Message-ID (send-invoice.ts).
+  const attempt = { id, messageId: invoiceMessageId(company.id, again ? `${invoiceNumber}.${id}` : invoiceNumber) };
   await trx
     .insertInto('invoice_mail_attempts')
     .values({
@@ -60,20 +64,28 @@ export async function insertAttempt(
       via: company.smtp ? 'smtp' : 'outbox',
       owner: await deps.liveness.token(),
       state: 'sending',
-      resend,
+      resend: resend || again,
       started_at: deps.clock.now(),
     })
     .execute();
   return attempt;
 }
 
-/** The attempt's end, and for a mail that left the invoice's `sent` (status, sent_at, event invoice.sent once). */
+/** Who sent the mail (a person in the app or on the command line), for the audit row. */
+export type AttemptAudit = { actor: Actor; to: string | null; messageId: string };
+
+/**
+ * The attempt's end, and for a mail that left the invoice's `sent` (status, sent_at, event
+ * invoice.sent once). A person's attempt is audited in the same transaction: the mail step
+ * runs outside any transaction, this is the one that records what became of it.
+ */
 export async function finishAttempt(
   deps: AttemptDeps,
   companyId: string,
   invoiceId: string,
   attemptId: string,
   outcome: { ok: true } | { ok: false; error: SendError },
+  audit?: AttemptAudit,
 ) {
   await inTransaction(deps.db, async (trx) => {
     const current = await lockInvoice(trx, companyId, invoiceId);
@@ -91,6 +103,18 @@ export async function finishAttempt(
       .where('state', 'in', ['sending', 'unconfirmed'])
       .execute();
     if (outcome.ok) await markSent(trx, deps, companyId, invoiceId, current);
+    if (audit) {
+      const status = outcome.ok && current.status === 'issued' ? 'sent' : current.status;
+      await recordAudit(trx, audit.actor, deps.clock.now(), {
+        action: outcome.ok ? 'invoice.sent' : 'invoice.send_failed',
+        subjectType: 'invoice',
+        subjectId: invoiceId,
+        before: { status: current.status, sent_at: current.sent_at?.toISOString() ?? null },
+        after: outcome.ok
+          ? { status, to: audit.to, message_id: audit.messageId, mailed_before: current.sent_at !== null }
+          : { status, to: audit.to, error: outcome.error.code, message: outcome.error.message },
+      });
+    }
   });
 }
 
@@ -106,18 +130,26 @@ export type AttemptStart =
  * a live one mails the same invoice, refuses to mail over an unconfirmed attempt unless
  * `resend`, and otherwise records a new attempt.
  */
-export async function beginAttempt(deps: AttemptDeps, company: CompanyRow, invoiceId: string, invoiceNumber: string, resend: boolean): Promise<AttemptStart> {
+export async function beginAttempt(
+  deps: AttemptDeps,
+  company: CompanyRow,
+  invoiceId: string,
+  invoiceNumber: string,
+  resend: boolean,
+  again = false,
+): Promise<AttemptStart> {
   const started = Date.now();
   for (;;) {
     const result = await inTransaction(deps.db, async (trx): Promise<AttemptStart | 'busy'> => {
       const invoice = await lockInvoice(trx, company.id, invoiceId);
-      if (invoice.sent_at) return { kind: 'sent' };
+      if (invoice.sent_at && !again) return { kind: 'sent' };
       const settled = await settleOpen(trx, deps, company, invoiceId, invoice);
       if (settled === 'busy') return 'busy';
-      if (settled === 'sent') return { kind: 'sent' };
+      if (settled === 'sent' && !again) return { kind: 'sent' };
+      // Asking to mail a sent invoice again is explicit: an unconfirmed last attempt does not stop it.
       const last = await lastAttempt(trx, company.id, invoiceId);
-      if (last?.state === 'unconfirmed' && !resend) return { kind: 'unconfirmed' };
-      return { kind: 'start', attempt: await insertAttempt(trx, deps, company, invoiceId, invoiceNumber, last?.state === 'unconfirmed') };
+      if (last?.state === 'unconfirmed' && !resend && !again) return { kind: 'unconfirmed' };
+      return { kind: 'start', attempt: await insertAttempt(trx, deps, company, invoiceId, invoiceNumber, last?.state === 'unconfirmed', again) };
     });
     if (result !== 'busy') return result;
     if (Date.now() - started > BUSY_WAIT_MS) throw new AppError('conflict_retry');

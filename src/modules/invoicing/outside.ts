@@ -42,8 +42,11 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer; ren
         throw error;
       }
     },
-    async mail(company, doc, files) {
-      const outcome = await mailer.send(mailingCompany(company), { ...invoiceMail(doc, files), messageId: invoiceMessageId(company.id, doc.number) });
+    async mail(company, doc, files, messageId) {
+      const outcome = await mailer.send(mailingCompany(company), {
+        ...invoiceMail(doc, files),
+        messageId: messageId ?? invoiceMessageId(company.id, doc.number),
+      });
       return outcome.ok ? { ok: true } : { ok: false, error: outcome.error };
     },
     mailed: (company, messageId) => mailer.holds(mailingCompany(company), messageId),

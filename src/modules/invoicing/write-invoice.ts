@@ -18,7 +18,8 @@ import type { ResolvedLine } from './resolve-lines.ts';
 // The part every way of making an invoice shares, inside the caller's transaction: the VAT
 // verdict with the issuing checks, the locked-period check, the gapless number, the
 // snapshot, the rows of invoice and lines, the booking and the event invoice.issued (or a
-// draft: only the rows). createInvoice (the API) and the contract billing run use it.
+// draft: only the rows). createInvoice (the API), the contract billing run and the app's
+// drafts (create-app-draft.ts) use it.
 
 export type InvoiceToWrite = {
   company: CompanyRow;
@@ -32,6 +33,8 @@ export type InvoiceToWrite = {
   issue: boolean;
   /** The contract that bills it (contract billing). */
   contract?: { id: string; externalRef: string } | null;
+  /** A draft a person writes in the app (create-app-draft.ts): invisible to the API, with its note. */
+  app?: { note: string | null };
 };
 
 export type WrittenInvoice = { row: InvoiceViewRow; doc: InvoiceDocument | null };
@@ -91,6 +94,7 @@ export async function writeInvoice(
     contract: input.contract ?? null,
     changeSeq: await nextChangeSeq(trx, company.id),
     now: deps.clock.now(),
+    ...(input.app ? { origin: 'app' as const, note: input.app.note } : {}),
   });
   if (doc) await deps.book(trx, company, doc, input.invoiceId, { newDocument: true, lockedUntil });
   // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).

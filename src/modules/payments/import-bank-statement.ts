@@ -14,6 +14,7 @@ import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
 import { toCents } from './amounts.ts';
 import { startOfDay } from './booking-instant.ts';
+import { noteText, parserNotes } from './import-notes.ts';
 import {
   accountWarnings,
   alreadyImported,
@@ -132,6 +133,7 @@ export async function importBankStatement(
     // Crash tests stop here, everything written and nothing committed (KONTOR_PAUSE_AT).
     await pauseAt('bank-import.before-commit');
 
+    const accounts = accountWarnings(parsed, company.iban);
     return {
       statement_id: statementId,
       already_imported: false,
@@ -139,7 +141,8 @@ export async function importBankStatement(
       file_name: fileName,
       format: parsed.format,
       statements: statementsOf(parsed),
-      warnings: [...accountWarnings(parsed, company.iban), ...noteWarnings(parsed.notes)],
+      warnings: [...accounts.map(noteText), ...noteWarnings(parsed.notes)],
+      warning_notes: [...accounts, ...parserNotes(parsed.notes)],
       entries: outcomes,
       totals,
     };

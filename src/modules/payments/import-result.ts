@@ -1,6 +1,7 @@
 import type { StatementFormat } from '../../db/schema-payments.ts';
 import { normalizeIban } from '../../shared/iban.ts';
 import { centsToAmount, displayAmount, toCents } from './amounts.ts';
+import { type ImportNote, importNote, noteText } from './import-notes.ts';
 import type { EntryOutcome, ImportPlan } from './plan-import.ts';
 import type { ParsedEntry, ParsedStatement, StatementNote } from './statement.ts';
 
@@ -32,6 +33,8 @@ export type BankImportResult = {
   format: StatementFormat;
   statements: { id: string; account: string; account_iban: string | null }[];
   warnings: string[];
+  /** The warnings as codes with values (import-notes.ts), in the same order. */
+  warning_notes: ImportNote[];
   entries: EntryOutcome[];
   totals: BankImportTotals;
 };
@@ -49,12 +52,13 @@ export function alreadyImported(
     format: parsed.format,
     statements: statementsOf(parsed),
     warnings: [],
+    warning_notes: [],
     entries: [],
     totals: totalsOf([], null),
   };
 }
 
-export function mergeOutcomes(entries: readonly ParsedEntry[], planned: readonly EntryOutcome[], duplicates: Map<ParsedEntry, string>): EntryOutcome[] {
+export function mergeOutcomes(entries: readonly ParsedEntry[], planned: readonly EntryOutcome[], duplicates: Map<ParsedEntry, ImportNote>): EntryOutcome[] {
   const byPosition = new Map(planned.map((outcome) => [outcome.position, outcome]));
   return entries.map((entry) => {
     const duplicate = duplicates.get(entry);
@@ -66,7 +70,8 @@ export function mergeOutcomes(entries: readonly ParsedEntry[], planned: readonly
       amount: displayAmount(entry.amount),
       currency: entry.currency,
       status: 'duplicate',
-      note: duplicate,
+      note: noteText(duplicate),
+      notes: [duplicate],
       transactions: [],
     };
   });
@@ -118,7 +123,7 @@ export function singleIban(parsed: ParsedStatement): string | null {
  * may keep several accounts; Kontor stores one IBAN), with one warning per account to
  * check it, however many statements of that account the file holds.
  */
-export function accountWarnings(parsed: ParsedStatement, companyIban: string | null): string[] {
+export function accountWarnings(parsed: ParsedStatement, companyIban: string | null): ImportNote[] {
   if (!companyIban) return [];
   const own = normalizeIban(companyIban);
   const byAccount = new Map<string, { iban: string | null; ids: string[] }>();
@@ -129,13 +134,9 @@ export function accountWarnings(parsed: ParsedStatement, companyIban: string | n
     group.ids.push(s.id);
     byAccount.set(key, group);
   }
-  return [...byAccount].map(([account, { iban, ids }]) => {
-    const listed = ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, …` : ids.join(', ');
-    const which = ids.length === 1 ? `statement ${ids[0]}` : `${ids.length} statements (${listed})`;
-    return iban
-      ? `${which} ${ids.length === 1 ? 'is' : 'are'} for account ${iban}, not the company's account ${own}; ${ids.length === 1 ? 'its' : 'their'} entries were imported all the same`
-      : `${which} ${ids.length === 1 ? 'names' : 'name'} account ${account}, which could not be compared with the company's account ${own}`;
-  });
+  return [...byAccount].map(([account, { iban, ids }]) =>
+    iban ? importNote('other_account', { statements: ids, iban, own }) : importNote('account_not_comparable', { statements: ids, account, own }),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 // what a payment changes (invoice state, booking, customer credit, events).
 export { type BankFileImport, importBankFile, type RefusedFile } from './import-bank-file.ts';
 export { type BankImportResult, type BankImportTotals, importBankStatement } from './import-bank-statement.ts';
+export { type ImportNote, type ImportNoteCode, type ImportNoteValues, noteText } from './import-notes.ts';
 export { invoiceNumberFinder, invoiceNumberRegex, normalizeInvoiceNumber } from './invoice-number-finder.ts';
 export { parseStatement } from './parse-statement.ts';
 export { BankImportError, type BankImportErrorCode } from './payments-error.ts';

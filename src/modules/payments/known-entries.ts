@@ -3,6 +3,7 @@ import type { Trx } from '../../db/transaction.ts';
 import { chunks } from '../../shared/arrays.ts';
 import { decimal } from './amounts.ts';
 import { legacyEntryKeys, uniqueReferenceOf } from './entry-key.ts';
+import { type ImportNote, importNote } from './import-notes.ts';
 import type { ParsedEntry, ParsedStatement } from './statement.ts';
 
 // Which entries of a file are stored already (an earlier import of the same bookings, in
@@ -26,7 +27,7 @@ export type StoredEntry = {
 export type KnownEntries = {
   fresh: ParsedEntry[];
   /** Entry → why it is not imported again. */
-  duplicates: Map<ParsedEntry, string>;
+  duplicates: Map<ParsedEntry, ImportNote>;
   /** Stored entries of the earlier scheme recognised now: their id → the entry's new key. */
   rekeys: { id: string; key: string }[];
 };
@@ -132,8 +133,8 @@ export async function splitKnownEntries(trx: Trx, companyId: string, parsed: Par
   const seen = new Set<string>();
   parsed.entries.forEach((entry, i) => {
     const earlier = stored.get(entry.key);
-    if (earlier) result.duplicates.set(entry, `already imported with statement ${earlier.statement_id}`);
-    else if (seen.has(entry.key)) result.duplicates.set(entry, 'its statement appears twice in this file; imported once');
+    if (earlier) result.duplicates.set(entry, importNote('already_imported', { statement_id: earlier.statement_id }));
+    else if (seen.has(entry.key)) result.duplicates.set(entry, importNote('twice_in_file', {}));
     else {
       const rows = byBooking.get(bookingOf(entry));
       const at = rows?.length
@@ -144,7 +145,7 @@ export async function splitKnownEntries(trx: Trx, companyId: string, parsed: Par
         : -1;
       if (rows && at >= 0) {
         const [row] = rows.splice(at, 1);
-        result.duplicates.set(entry, `already imported with statement ${row!.statement_id}`);
+        result.duplicates.set(entry, importNote('already_imported', { statement_id: row!.statement_id }));
         result.rekeys.push({ id: row!.id, key: entry.key });
       } else result.fresh.push(entry);
     }

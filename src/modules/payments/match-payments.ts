@@ -1,5 +1,6 @@
 import type { InvoiceStatus } from '../../db/schema-invoicing.ts';
 import { centsToAmount } from './amounts.ts';
+import { type ImportNote, importNote, noteText } from './import-notes.ts';
 import type { NumberHit } from './invoice-number-finder.ts';
 
 // Matching credits to invoices, in memory (pure): the invoices a transfer names (found by
@@ -42,30 +43,36 @@ export type Allocation = {
   openAfterCents: number;
 };
 
-export type TransferMatch = { matched: true; allocations: Allocation[]; creditCents: number; notes: string[] } | { matched: false; reason: string };
+/** `notes`/`reason`: the English text; `noted`/`reasons`: the same as codes with values (import-notes.ts). */
+export type TransferMatch =
+  | { matched: true; allocations: Allocation[]; creditCents: number; notes: string[]; noted: ImportNote[] }
+  | { matched: false; reason: string; reasons: ImportNote[] };
 
-function whyClosed(invoice: ClosedInvoice): string {
-  if (invoice.type === 'storno') return `${invoice.number} is a Stornorechnung (cancellation invoice)`;
-  if (invoice.status === 'cancelled') return `invoice ${invoice.number} is cancelled`;
-  if (invoice.status === 'paid') return `invoice ${invoice.number} is already paid`;
-  return `invoice ${invoice.number} is ${invoice.status}`;
+function whyClosed(invoice: ClosedInvoice): ImportNote {
+  if (invoice.type === 'storno') return importNote('invoice_is_storno', { number: invoice.number });
+  if (invoice.status === 'cancelled') return importNote('invoice_cancelled', { number: invoice.number });
+  if (invoice.status === 'paid') return importNote('invoice_already_paid', { number: invoice.number });
+  return importNote('invoice_not_open', { number: invoice.number, status: invoice.status });
 }
 
 /** Applies one transfer to the open invoices it names; mutates their paidCents. */
 export function matchTransfer(transfer: TransferToMatch, open: ReadonlyMap<string, OpenInvoice>, closed: ReadonlyMap<string, ClosedInvoice>): TransferMatch {
-  if (transfer.hits.length === 0) return { matched: false, reason: 'no invoice number found in the remittance text' };
+  if (transfer.hits.length === 0) {
+    const none = importNote('no_invoice_number', {});
+    return { matched: false, reason: noteText(none), reasons: [none] };
+  }
   const named: OpenInvoice[] = [];
-  const problems: string[] = [];
+  const problems: ImportNote[] = [];
   for (const hit of transfer.hits) {
     const invoice = open.get(hit.key);
     if (invoice && invoice.paidCents < invoice.grossCents) named.push(invoice);
-    else if (invoice) problems.push(`invoice ${invoice.number} is already paid`);
+    else if (invoice) problems.push(importNote('invoice_already_paid', { number: invoice.number }));
     else {
       const other = closed.get(hit.key);
-      problems.push(other ? whyClosed(other) : `unknown invoice number ${hit.written}`);
+      problems.push(other ? whyClosed(other) : importNote('unknown_invoice_number', { number: hit.written }));
     }
   }
-  if (named.length === 0) return { matched: false, reason: problems.join('; ') };
+  if (named.length === 0) return { matched: false, reason: problems.map(noteText).join('; '), reasons: problems };
 
   let remaining = transfer.amountCents;
   const allocations: Allocation[] = [];
@@ -77,7 +84,7 @@ export function matchTransfer(transfer: TransferToMatch, open: ReadonlyMap<strin
     const openAfterCents = invoice.grossCents - invoice.paidCents;
     allocations.push({ invoice, amountCents, effect: openAfterCents === 0 ? 'paid' : 'partially_paid', openAfterCents });
   }
-  const notes = [...problems];
-  if (remaining > 0) notes.push(`${centsToAmount(remaining)} EUR more than open: kept as credit of ${allocations.at(-1)!.invoice.customerName}`);
-  return { matched: true, allocations, creditCents: remaining, notes };
+  const noted = [...problems];
+  if (remaining > 0) noted.push(importNote('overpaid', { amount: centsToAmount(remaining), customer: allocations.at(-1)!.invoice.customerName }));
+  return { matched: true, allocations, creditCents: remaining, notes: noted.map(noteText), noted };
 }

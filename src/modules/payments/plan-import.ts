@@ -4,6 +4,7 @@ import type { BankEntryStatus, BankTransactionStatus } from '../../db/schema-pay
 import { newId } from '../../shared/ids.ts';
 import type { PaymentToBook } from '../bookkeeping/index.ts';
 import { centsToAmount, displayAmount, toCents } from './amounts.ts';
+import { type ImportNote, importNote, notesText, noteText } from './import-notes.ts';
 import type { NumberHit } from './invoice-number-finder.ts';
 import { type ClosedInvoice, matchTransfer, type OpenInvoice } from './match-payments.ts';
 import type { ParsedEntry, ParsedTransaction } from './statement.ts';
@@ -21,7 +22,9 @@ export type TransactionOutcome = {
   remittance_text: string | null;
   end_to_end_id: string | null;
   status: BankTransactionStatus;
+  /** What `kontor bank import` prints (English); `notes`: the same as codes with values (import-notes.ts). */
   note: string | null;
+  notes: ImportNote[];
   payments: PaymentOutcome[];
   credit: { customer_id: string; customer_name: string; amount: string } | null;
 };
@@ -33,18 +36,25 @@ export type EntryOutcome = {
   currency: string;
   status: BankEntryStatus | 'duplicate';
   note: string | null;
+  notes: ImportNote[];
   transactions: TransactionOutcome[];
 };
 
 /** Why a new entry is not matched at all, or null when its credits are matched. */
-export function ignoreReason(entry: ParsedEntry): string | null {
-  if (entry.status === 'PDNG') return 'pending entry ignored (only booked entries count)';
-  if (entry.status !== 'BOOK') return `${entry.status} entry ignored (only booked entries count)`;
-  if (entry.reversal) return `reversal of an earlier ${entry.direction === 'credit' ? 'debit' : 'credit'} ignored; a person must check it`;
-  if (entry.direction === 'debit') return 'debit ignored';
-  if (entry.currency !== 'EUR') return `${entry.currency} entry ignored (Kontor books EUR only)`;
-  if (toCents(entry.amount) === 0) return 'zero amount ignored';
+export function ignoreNote(entry: ParsedEntry): ImportNote | null {
+  if (entry.status === 'PDNG') return importNote('pending_ignored', {});
+  if (entry.status !== 'BOOK') return importNote('status_ignored', { status: entry.status });
+  if (entry.reversal) return importNote('reversal_ignored', { of: entry.direction === 'credit' ? 'debit' : 'credit' });
+  if (entry.direction === 'debit') return importNote('debit_ignored', {});
+  if (entry.currency !== 'EUR') return importNote('currency_ignored', { currency: entry.currency });
+  if (toCents(entry.amount) === 0) return importNote('zero_amount_ignored', {});
   return null;
+}
+
+/** The same in English, as the import prints and stores it. */
+export function ignoreReason(entry: ParsedEntry): string | null {
+  const note = ignoreNote(entry);
+  return note && noteText(note);
 }
 
 export type TouchedInvoice = { invoice: OpenInvoice; paidOn: string | null };
@@ -92,10 +102,13 @@ export function planImport(input: PlanInput): ImportPlan {
   };
   for (const entry of input.entries) {
     const entryId = newId('bke');
-    const ignored = ignoreReason(entry);
-    const transactions = entry.transactions.map((tx, i) => planTransaction(input, plan, entry, entryId, ignored, tx, i + 1));
+    const ignoredNote = ignoreNote(entry);
+    const ignored = ignoredNote && noteText(ignoredNote);
+    const transactions = entry.transactions.map((tx, i) => planTransaction(input, plan, entry, entryId, ignoredNote, tx, i + 1));
     const status = ignored ? 'ignored' : entryStatus(transactions.map((t) => t.status));
-    const note = ignored ?? (status === 'matched' ? null : (transactions.find((t) => t.status === 'unmatched')?.note ?? null));
+    const firstUnmatched = status === 'matched' ? undefined : transactions.find((t) => t.status === 'unmatched');
+    const note = ignored ?? firstUnmatched?.note ?? null;
+    const notes = ignoredNote ? [ignoredNote] : (firstUnmatched?.notes ?? []);
     plan.entryRows.push({
       company_id: input.companyId,
       id: entryId,
@@ -123,6 +136,7 @@ export function planImport(input: PlanInput): ImportPlan {
       currency: entry.currency,
       status,
       note,
+      notes,
       transactions,
     });
   }
@@ -134,7 +148,7 @@ function planTransaction(
   plan: ImportPlan,
   entry: ParsedEntry,
   entryId: string,
-  entryIgnored: string | null,
+  entryIgnored: ImportNote | null,
   tx: ParsedTransaction,
   position: number,
 ): TransactionOutcome {
@@ -165,17 +179,18 @@ function planTransaction(
     });
 
   if (entryIgnored || cents === null || cents === 0) {
-    const note = entryIgnored ?? 'zero amount ignored';
+    const ignored = entryIgnored ?? importNote('zero_amount_ignored', {});
+    const note = noteText(ignored);
     row('ignored', note, 0);
-    return { ...base, status: 'ignored', note, payments: [], credit: null };
+    return { ...base, status: 'ignored', note, notes: [ignored], payments: [], credit: null };
   }
   const match = matchTransfer({ amountCents: cents, hits: input.hitsOf(tx) }, input.open, input.closed);
   if (!match.matched) {
     row('unmatched', match.reason, cents);
-    return { ...base, status: 'unmatched', note: match.reason, payments: [], credit: null };
+    return { ...base, status: 'unmatched', note: match.reason, notes: match.reasons, payments: [], credit: null };
   }
 
-  const note = match.notes.length ? match.notes.join('; ') : null;
+  const note = notesText(match.noted);
   row('matched', note, 0);
   const payments: PaymentOutcome[] = [];
   let credit: TransactionOutcome['credit'] = null;
@@ -237,5 +252,5 @@ function planTransaction(
       open_after: centsToAmount(allocation.openAfterCents),
     });
   });
-  return { ...base, status: 'matched', note, payments, credit };
+  return { ...base, status: 'matched', note, notes: match.noted, payments, credit };
 }

@@ -4,6 +4,8 @@ import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
+import { formatCents } from '../../shared/money.ts';
+import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { bookStatement } from '../bookkeeping/index.ts';
 import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
@@ -19,16 +21,42 @@ import { findStatement, viewsOf } from './statements.repository.ts';
 // draft, send, cancel (a cancelling statement; the entries are open again), record an
 // objection to a Gutschrift (the entries are open again and the partner gets requests to
 // invoice from now on), mark paid (entries paid, balance moved). Each in one transaction
-// with its booking and event; a refusal is a StatementError with one sentence.
+// with its booking and event; a refusal is a StatementError with one sentence. A person
+// acting in the app (or the CLI's --by) passes `actor`: the step is then limited to the
+// actor's company and its audit row is written in the same transaction.
 
-export class StatementError extends Error {}
+/** Why a step was refused (the app words it in German by this code). */
+export type StatementRefusal =
+  | 'not_found'
+  | 'draft_not_sendable'
+  | 'not_sendable'
+  | 'no_email'
+  | 'mail_failed'
+  | 'cancellation_not_cancellable'
+  | 'paid_not_cancellable'
+  | 'not_self_billing'
+  | 'not_objectable'
+  | 'paid_not_objectable'
+  | 'not_payable';
+
+export class StatementError extends Error {
+  /** The refusal's kind; `reason` carries the mail server's (German) words for mail_failed. */
+  readonly refusal: StatementRefusal | null;
+  readonly reason: string | null;
+  constructor(message: string, refusal: StatementRefusal | null = null, reason: string | null = null) {
+    super(message);
+    this.name = 'StatementError';
+    this.refusal = refusal;
+    this.reason = reason;
+  }
+}
 
 type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined };
 export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
 
-async function context(trx: Trx, statementId: string) {
-  const statement = await findStatement(trx, null, statementId, true);
-  if (!statement) throw new StatementError(`no statement ${statementId}`);
+async function context(trx: Trx, statementId: string, actor?: Actor) {
+  const statement = await findStatement(trx, actor?.companyId ?? null, statementId, true);
+  if (!statement) throw new StatementError(`no statement ${statementId}`, 'not_found');
   const company = (await trx.selectFrom('companies').selectAll().where('id', '=', statement.company_id).executeTakeFirstOrThrow()) as CompanyRow;
   const partner = (await trx
     .selectFrom('commission_partners')
@@ -42,6 +70,30 @@ async function context(trx: Trx, statementId: string) {
 
 async function view(trx: Trx, row: StatementRow): Promise<StatementView> {
   return (await viewsOf(trx, row.company_id, [row]))[0] as StatementView;
+}
+
+/** What the audit trail keeps of a statement before and after a step. */
+function auditState(row: StatementRow): Record<string, unknown> {
+  return { number: row.number, status: row.status, gross: formatCents(BigInt(row.gross_cents)), paid: row.paid_at !== null };
+}
+
+async function audit(
+  trx: Trx,
+  actor: Actor | undefined,
+  now: Date,
+  action: string,
+  before: StatementRow,
+  after: StatementRow,
+  more: Record<string, unknown> = {},
+) {
+  if (!actor) return;
+  await recordAudit(trx, actor, now, {
+    action,
+    subjectType: 'commission_statement',
+    subjectId: before.id,
+    before: auditState(before),
+    after: { ...auditState(after), ...more },
+  });
 }
 
 /** Moves the statement's entries from one status to another (or back to open) and the balance with them. */
@@ -61,25 +113,37 @@ async function moveEntries(trx: Trx, statement: StatementRow, from: 'statemented
   await applyBalanceDeltas(trx, statement.company_id, deltas);
 }
 
-export function issueDraftStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+export function issueDraftStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
   return inTransaction(deps.db, async (trx) => {
-    const { statement, company, partner } = await context(trx, statementId);
+    const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.status !== 'draft') return { statement: await view(trx, statement), changed: false };
     const now = deps.clock.now();
     const issued = await issueStatement(trx, { company, partner, statement, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
+    await audit(trx, actor, now, 'statement.issued', statement, issued);
     return { statement: await view(trx, issued), changed: true };
   });
 }
 
-export async function sendStatement(deps: Deps, statementId: string): Promise<DecidedStatement> {
-  const statement = await findStatement(deps.db, null, statementId);
-  if (!statement) throw new StatementError(`no statement ${statementId}`);
-  if (statement.status === 'draft') throw new StatementError(`statement ${statementId} is a draft: issue it first`);
+export async function sendStatement(deps: Deps, statementId: string, actor?: Actor): Promise<DecidedStatement> {
+  const statement = await findStatement(deps.db, actor?.companyId ?? null, statementId);
+  if (!statement) throw new StatementError(`no statement ${statementId}`, 'not_found');
+  if (statement.status === 'draft') throw new StatementError(`statement ${statementId} is a draft: issue it first`, 'draft_not_sendable');
   if (statement.status === 'cancelled' || statement.status === 'objected')
-    throw new StatementError(`statement ${statement.number} is ${statement.status} and is not sent`);
+    throw new StatementError(`statement ${statement.number} is ${statement.status} and is not sent`, 'not_sendable');
   const partner = await deps.db.selectFrom('commission_partners').select('email').where('id', '=', statement.partner_id).executeTakeFirstOrThrow();
-  if (!partner.email) throw new StatementError(`the partner of statement ${statement.number} has no e-mail address`);
-  const outcome = await mailStatement({ db: deps.db, clock: deps.clock, mailer: deps.mailer }, statement.company_id, statementId);
+  if (!partner.email) throw new StatementError(`the partner of statement ${statement.number} has no e-mail address`, 'no_email');
+  // The person who sent it is recorded in the transaction that marks it sent.
+  const onSent = actor
+    ? (trx: Trx, sent: StatementRow, now: Date) => audit(trx, actor, now, 'statement.sent', statement, sent, { sent_to: sent.sent_to })
+    : undefined;
+  let outcome: Awaited<ReturnType<typeof mailStatement>>;
+  try {
+    outcome = await mailStatement({ db: deps.db, clock: deps.clock, mailer: deps.mailer }, statement.company_id, statementId, onSent);
+  } catch (error) {
+    const sendError = (error as { sendError?: { message: string } } | null)?.sendError;
+    if (!sendError) throw error;
+    throw new StatementError(`the mail with statement ${statement.number} was not sent: ${sendError.message}`, 'mail_failed', sendError.message);
+  }
   const after = (await findStatement(deps.db, null, statementId)) as StatementRow;
   return { statement: (await viewsOf(deps.db, after.company_id, [after]))[0] as StatementView, changed: outcome === 'sent' };
 }
@@ -89,12 +153,13 @@ export async function sendStatement(deps: Deps, statementId: string): Promise<De
  * statement with its own number, booked as the mirror. Either way its entries are open
  * again. A paid statement is not cancelled (the money has gone).
  */
-export function cancelStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+export function cancelStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
   return inTransaction(deps.db, async (trx) => {
-    const { statement, company, partner } = await context(trx, statementId);
-    if (statement.type === 'cancellation') throw new StatementError(`statement ${statement.number} cancels another one and cannot be cancelled itself`);
+    const { statement, company, partner } = await context(trx, statementId, actor);
+    if (statement.type === 'cancellation')
+      throw new StatementError(`statement ${statement.number} cancels another one and cannot be cancelled itself`, 'cancellation_not_cancellable');
     if (statement.status === 'cancelled' || statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
-    if (statement.paid_at) throw new StatementError(`statement ${statement.number} is paid and cannot be cancelled`);
+    if (statement.paid_at) throw new StatementError(`statement ${statement.number} is paid and cannot be cancelled`, 'paid_not_cancellable');
     const now = deps.clock.now();
     await moveEntries(trx, statement, 'statemented', 'open', now);
     if (statement.status === 'draft') {
@@ -105,6 +170,7 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli'): Pr
         .where('id', '=', statement.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await audit(trx, actor, now, 'statement.cancelled', statement, discarded as StatementRow);
       return { statement: await view(trx, discarded), changed: true };
     }
     const cancellationId = newId('cst');
@@ -146,6 +212,7 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli'): Pr
       .executeTakeFirstOrThrow()) as StatementRow;
     const cancelledView = await view(trx, cancelled);
     await recordEvent(trx, { companyId: company.id, type: 'commission_statement.cancelled', subjectId: statement.id, data: cancelledView, createdAt: now });
+    await audit(trx, actor, now, 'statement.cancelled', statement, cancelled, { cancelled_by: cancellation.number });
     return { statement: cancelledView, changed: true, cancellation: await view(trx, cancellation) };
   });
 }
@@ -156,16 +223,25 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli'): Pr
  * its entries open again, and the partner marked objected, so the next statements ask the
  * partner to invoice.
  */
-export function objectToStatement(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
+export function objectToStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
   return inTransaction(deps.db, async (trx) => {
-    const { statement, company, partner } = await context(trx, statementId);
+    const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
     if (statement.kind !== 'self_billing' || statement.type !== 'statement')
-      throw new StatementError(`statement ${statement.number ?? statement.id} is no Gutschrift; only a self-billed invoice can be objected to`);
+      throw new StatementError(
+        `statement ${statement.number ?? statement.id} is no Gutschrift; only a self-billed invoice can be objected to`,
+        'not_self_billing',
+      );
     if (statement.status !== 'issued' && statement.status !== 'sent')
-      throw new StatementError(`statement ${statement.number ?? statement.id} is ${statement.status}; only an issued Gutschrift can be objected to`);
+      throw new StatementError(
+        `statement ${statement.number ?? statement.id} is ${statement.status}; only an issued Gutschrift can be objected to`,
+        'not_objectable',
+      );
     if (statement.paid_at)
-      throw new StatementError(`statement ${statement.number} is paid; record the objection with the partner's own invoice and a refund instead`);
+      throw new StatementError(
+        `statement ${statement.number} is paid; record the objection with the partner's own invoice and a refund instead`,
+        'paid_not_objectable',
+      );
     const now = deps.clock.now();
     await moveEntries(trx, statement, 'statemented', 'open', now);
     const doc = statement.document as StatementDocument;
@@ -199,22 +275,24 @@ export function objectToStatement(deps: Deps, statementId: string, by = 'cli'): 
       .execute();
     const objectedView = await view(trx, objected);
     await recordEvent(trx, { companyId: company.id, type: 'commission_statement.objected', subjectId: statement.id, data: objectedView, createdAt: now });
+    await audit(trx, actor, now, 'statement.objected', statement, objected);
     return { statement: objectedView, changed: true };
   });
 }
 
 /** Marks an issued statement paid (the payout left): its entries paid, the balance moved from statemented to paid. */
-export function markStatementPaid(deps: Deps, statementId: string, by = 'cli'): Promise<DecidedStatement> {
-  return inTransaction(deps.db, (trx) => markStatementPaidIn(trx, deps.clock, statementId, by));
+export function markStatementPaid(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
+  return inTransaction(deps.db, (trx) => markStatementPaidIn(trx, deps.clock, statementId, by, actor));
 }
 
-/** markStatementPaid inside the caller's transaction (the payout run pays several at once). */
-export async function markStatementPaidIn(trx: Trx, clock: Clock, statementId: string, by: string): Promise<DecidedStatement> {
-  const { statement, company } = await context(trx, statementId);
+/** markStatementPaid inside the caller's transaction (the payout run pays several at once; it keeps its own audit row). */
+export async function markStatementPaidIn(trx: Trx, clock: Clock, statementId: string, by: string, actor?: Actor): Promise<DecidedStatement> {
+  const { statement, company } = await context(trx, statementId, actor);
   if (statement.paid_at) return { statement: await view(trx, statement), changed: false };
   if (statement.type !== 'statement' || (statement.status !== 'issued' && statement.status !== 'sent'))
     throw new StatementError(
       `statement ${statement.number ?? statement.id} is ${statement.type === 'statement' ? statement.status : 'a cancellation'} and cannot be paid`,
+      'not_payable',
     );
   const now = clock.now();
   await moveEntries(trx, statement, 'statemented', 'paid', now);
@@ -227,6 +305,7 @@ export async function markStatementPaidIn(trx: Trx, clock: Clock, statementId: s
     .executeTakeFirstOrThrow()) as StatementRow;
   const paidView = await view(trx, paid);
   await recordEvent(trx, { companyId: company.id, type: 'commission_statement.paid', subjectId: statement.id, data: paidView, createdAt: now });
+  await audit(trx, actor, now, 'statement.paid', statement, paid);
   return { statement: paidView, changed: true };
 }
 

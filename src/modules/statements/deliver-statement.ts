@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { defineJob, PermanentJobError, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
@@ -9,7 +9,7 @@ import type { Mailer } from '../mail/index.ts';
 import { renderStatementDocuments } from './render/index.ts';
 import type { StatementDocument } from './statement-document.ts';
 import { statementMail } from './statement-mail.ts';
-import { statementView } from './statement-view.ts';
+import { type StatementRow, statementView } from './statement-view.ts';
 
 // Job `statements.deliver`, committed with the issued statement: renders its PDF (and
 // e-invoice) from the frozen document and stores them once, then — when asked and the
@@ -66,11 +66,18 @@ export function statementMessageId(companyId: string, statementId: string): stri
 
 export type DeliverOutcome = 'sent' | 'stored' | 'unchanged';
 
-/** Mails an issued statement once (see above); the admin `send` uses it too. */
+/** Runs in the transaction that marks the statement sent (the person's audit row of a send from the app). */
+export type OnStatementSent = (trx: Trx, sent: StatementRow, now: Date) => Promise<void>;
+
+/**
+ * Mails an issued statement once (see above); the admin `send` uses it too. A failed send
+ * throws with the mailer's SendError attached as `sendError` (its German message).
+ */
 export async function mailStatement(
   deps: { db: Database; clock: Clock; mailer: Mailer | undefined },
   companyId: string,
   statementId: string,
+  onSent?: OnStatementSent,
 ): Promise<DeliverOutcome> {
   const { db, clock } = deps;
   const row = await db
@@ -102,7 +109,7 @@ export async function mailStatement(
   const to = row.partner_email;
   if (row.mail_started_at) {
     const left = await mailer.holds(company, messageId);
-    if (left !== false) return recordSent(deps, companyId, statementId, to);
+    if (left !== false) return recordSent(deps, companyId, statementId, to, onSent);
   }
   await db
     .updateTable('commission_statements')
@@ -116,12 +123,19 @@ export async function mailStatement(
   if (!outcome.ok) {
     await db.updateTable('commission_statements').set({ mail_started_at: null }).where('company_id', '=', companyId).where('id', '=', statementId).execute();
     const reason = `${outcome.error.code}: ${outcome.error.message}`;
-    throw outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
+    const failure = outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
+    throw Object.assign(failure, { sendError: outcome.error });
   }
-  return recordSent(deps, companyId, statementId, to);
+  return recordSent(deps, companyId, statementId, to, onSent);
 }
 
-async function recordSent(deps: { db: Database; clock: Clock }, companyId: string, statementId: string, to: string): Promise<DeliverOutcome> {
+async function recordSent(
+  deps: { db: Database; clock: Clock },
+  companyId: string,
+  statementId: string,
+  to: string,
+  onSent?: OnStatementSent,
+): Promise<DeliverOutcome> {
   const now = deps.clock.now();
   return inTransaction(deps.db, async (trx) => {
     const sent = await trx
@@ -152,6 +166,7 @@ async function recordSent(deps: { db: Database; clock: Clock }, companyId: strin
       data: statementView(sent, { partnerName: partner.name, hasPdf: kinds.some((k) => k.kind === 'pdf'), hasXml: kinds.some((k) => k.kind === 'xml') }),
       createdAt: now,
     });
+    await onSent?.(trx, sent as StatementRow, now);
     return 'sent';
   });
 }

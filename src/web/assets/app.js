@@ -27,11 +27,26 @@ document.addEventListener('submit', (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.dataset.progress) return;
   const button = form.querySelector('button[type="submit"]');
+  const label = button?.textContent;
   if (button) {
     button.disabled = true;
     button.textContent = form.dataset.progress;
   }
   form.setAttribute('aria-busy', 'true');
+  // A download (DATEV export) leaves the page where it is: the form is ready again once the
+  // file has arrived, which the browser does not tell a page; a few seconds after, or when
+  // the window gets the focus back from the save dialog.
+  if (form.dataset.download !== undefined) {
+    const ready = () => {
+      if (button) {
+        button.disabled = false;
+        button.textContent = label;
+      }
+      form.removeAttribute('aria-busy');
+    };
+    setTimeout(ready, 4000);
+    window.addEventListener('focus', ready, { once: true });
+  }
 });
 // A form with data-confirm asks before it sends (cancel, revoke, lock); without script it sends at once.
 document.addEventListener(

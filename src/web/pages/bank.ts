@@ -1,7 +1,8 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AssignCreditError, assignBankCredit } from '../../modules/payments/assign-credit.ts';
-import { BankImportError, type BankImportResult, importBankStatement, StatementError } from '../../modules/payments/index.ts';
+import { BankImportError, type BankImportResult, type ImportNote, importBankStatement, StatementError } from '../../modules/payments/index.ts';
+import { calendarDate } from '../../shared/clock.ts';
 import { formatMoney } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
@@ -10,7 +11,9 @@ import { date, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Bank statements: upload a camt.053 or MT940 file, see what matched, and assign the credits
-// left over to open invoices by hand (booked like an automatic match).
+// left over to open invoices by hand (booked like an automatic match). The import's notes
+// and warnings come as codes with values (payments/import-notes.ts) and are shown in the
+// page's language (t.books.bankNotes); the command line prints the English sentences.
 
 const MAX_FILE = 20 * 1024 * 1024;
 
@@ -28,9 +31,38 @@ async function unassigned(deps: WebDeps, companyId: string) {
     .execute();
 }
 
-function resultSection(t: FastifyRequest['t'], result: BankImportResult): Html {
+/** One row of the import's notes: an entry (ignored, duplicate) or a transfer of it, with its notes. */
+type NoteRow = { date: string; amount: string; direction: 'credit' | 'debit'; payer: string | null; notes: ImportNote[] };
+
+const MAX_NOTE_ROWS = 100;
+
+/** The notes of an import, one row per transfer that has any; plain debits (only "debit ignored") are counted, not listed. */
+function noteRows(result: BankImportResult): NoteRow[] {
+  const rows: NoteRow[] = [];
+  for (const entry of result.entries) {
+    const base = { date: entry.booking_date, direction: entry.direction };
+    if (entry.status === 'ignored' || entry.status === 'duplicate' || entry.transactions.length === 0) {
+      if (entry.notes.length === 0 || entry.notes.every((n) => n.code === 'debit_ignored')) continue;
+      rows.push({ ...base, amount: entry.amount, payer: entry.transactions[0]?.payer_name ?? null, notes: entry.notes });
+      continue;
+    }
+    for (const tx of entry.transactions) if (tx.notes.length > 0) rows.push({ ...base, amount: tx.amount, payer: tx.payer_name, notes: tx.notes });
+  }
+  return rows;
+}
+
+/** A note in the page's language, from its code and values (payments/import-notes.ts). */
+function noteWords(t: FastifyRequest['t'], note: ImportNote): string {
+  return (t.books.bankNotes[note.code] as (values: unknown) => string)(note.values);
+}
+
+function resultSection(t: FastifyRequest['t'], result: BankImportResult, timezone: string): Html {
   const totals = result.totals;
+  const b = t.books;
+  const rows = noteRows(result);
+  const shown = rows.slice(0, MAX_NOTE_ROWS);
   return html`<section class="panel" aria-labelledby="result-heading"><h2 id="result-heading">${result.already_imported ? t.bankAlreadyImported : t.bankImported}</h2>
+${result.already_imported ? html`<p>${b.bankAlreadyImportedOn(date(calendarDate(new Date(result.imported_at), timezone)))}</p>` : ''}
 <dl class="facts">
 <div><dt>${t.bankEntries}</dt><dd>${totals.entries}</dd></div>
 <div><dt>${t.bankMatched}</dt><dd>${totals.matched + totals.partially_matched}</dd></div>
@@ -39,7 +71,22 @@ function resultSection(t: FastifyRequest['t'], result: BankImportResult): Html {
 <div><dt>${t.bankApplied}</dt><dd>${formatMoney(totals.applied)}</dd></div>
 <div><dt>${t.bankLeft}</dt><dd>${formatMoney(totals.unassigned)}</dd></div>
 </dl>
-${result.warnings.length > 0 ? html`<ul class="messages">${result.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
+${
+  result.warning_notes.length > 0
+    ? html`<h3>${b.bankWarnings}</h3><ul class="messages">${result.warning_notes.map((w) => html`<li>${noteWords(t, w)}</li>`)}</ul>`
+    : ''
+}
+${
+  shown.length > 0
+    ? html`<h3 id="notes-heading">${b.bankNotesHeading}</h3><div class="table-wrap" role="region" aria-labelledby="notes-heading" tabindex="0"><table class="table compact">
+<thead><tr><th scope="col">${b.bankBookingDate}</th><th scope="col" class="num">${b.bankAmount}</th><th scope="col">${b.bankPayer}</th><th scope="col">${b.bankNote}</th></tr></thead>
+<tbody>${shown.map(
+        (row) =>
+          html`<tr><td>${date(row.date)}</td><td class="num">${row.direction === 'debit' ? '−' : ''}${formatMoney(row.amount)}</td><td>${row.payer ?? '–'}</td><td class="wrap">${row.notes.map((n) => noteWords(t, n)).join(' ')}</td></tr>`,
+      )}</tbody></table></div>
+${rows.length > shown.length ? html`<p class="muted">${b.bankMoreNotes(rows.length - shown.length)}</p>` : ''}`
+    : ''
+}
 </section>`;
 }
 
@@ -71,7 +118,7 @@ ${csrfField(csrf)}
 <div class="filter-actions"><button type="submit" class="primary">${t.bankImport}</button></div>
 </form>
 <p class="hint">${t.bankHint}</p>
-${result ? resultSection(t, result) : ''}
+${result ? resultSection(t, result, member.company.timezone) : ''}
 <h2>${t.bankToAssign}</h2>
 ${
   credits.length === 0

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { readFiles } from '../../modules/invoicing/invoice-files.ts';
 import type { InvoicingDeps } from '../../modules/invoicing/invoicing-deps.ts';
 import { checkDraft, issueDraft } from '../../modules/invoicing/issue-draft.ts';
@@ -12,8 +13,10 @@ import { date, dateTimeFormat, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // One invoice: its head, lines and totals, the PDF (preview and download), the e-invoice,
-// its events and bookings; for a draft, the issue button — with the VAT warnings a person
-// may confirm, or the problems that keep it from being issued.
+// its history (events and the audit trail) and bookings; for a draft, the issue button —
+// with the VAT warnings a person may confirm, or the problems that keep it from being
+// issued — and, for one written in the app, change and discard; for an issued invoice,
+// mail it (again) and cancel it (the steps: invoice-actions.ts).
 
 type Confirmation = { messages: string[]; email: string; confirmed_at: string };
 
@@ -39,14 +42,21 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       'i.e_invoice',
       'i.overdue',
       'i.tax_confirmation',
+      'i.origin',
+      'i.note',
+      'i.sent_at',
+      'i.cancels_invoice_id',
+      'i.cancelled_by_invoice_id',
       'c.name as customer_name',
       'c.kundennummer',
+      // The mail goes to the address frozen in the issued document (mail/invoice-mail.ts).
+      sql<string | null>`i.document -> 'buyer' ->> 'email'`.as('mail_to'),
     ])
     .where('i.company_id', '=', member.company.id)
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!invoice) return null;
-  const [lines, events, bookings] = await Promise.all([
+  const [lines, events, bookings, audit, related, lastMail] = await Promise.all([
     deps.db
       .selectFrom('invoice_lines')
       .select(['position', 'description', 'quantity', 'unit', 'unit_price_net', 'vat_rate', 'net_cents'])
@@ -71,9 +81,111 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       .orderBy('e.id')
       .orderBy('l.position')
       .execute(),
+    // Who did what to it (an invoice written in the app has no events: migration 0026).
+    deps.db
+      .selectFrom('audit_log as a')
+      .innerJoin('users as u', 'u.id', 'a.user_id')
+      .select(['a.action', 'a.at', 'u.email'])
+      .where('a.organization_id', '=', member.company.organizationId)
+      .where('a.company_id', '=', member.company.id)
+      .where('a.subject_type', '=', 'invoice')
+      .where('a.subject_id', '=', id)
+      .orderBy('a.seq')
+      .execute(),
+    // The storno pair's numbers.
+    deps.db
+      .selectFrom('invoices')
+      .select(['id', 'number'])
+      .where('company_id', '=', member.company.id)
+      .where((eb) => eb.or([eb('id', '=', invoice.cancels_invoice_id ?? ''), eb('id', '=', invoice.cancelled_by_invoice_id ?? '')]))
+      .execute(),
+    deps.db
+      .selectFrom('invoice_mail_attempts')
+      .select('state')
+      .where('company_id', '=', member.company.id)
+      .where('invoice_id', '=', id)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
   ]);
   const files = invoice.status === 'draft' ? { pdf: false, xml: false } : await hasFiles(deps, member.company.id, id);
-  return { invoice, lines, events, bookings, files };
+  const numberOf = (other: string | null) => (other ? (related.find((r) => r.id === other)?.number ?? null) : null);
+  return {
+    invoice,
+    lines,
+    events,
+    bookings,
+    audit,
+    files,
+    cancels: invoice.cancels_invoice_id ? { id: invoice.cancels_invoice_id, number: numberOf(invoice.cancels_invoice_id) } : null,
+    cancelledBy: invoice.cancelled_by_invoice_id ? { id: invoice.cancelled_by_invoice_id, number: numberOf(invoice.cancelled_by_invoice_id) } : null,
+    mailUnconfirmed: lastMail?.state === 'unconfirmed',
+  };
+}
+
+type Loaded = NonNullable<Awaited<ReturnType<typeof loadInvoice>>>;
+
+/** A draft the app wrote: change it, or discard it (no number yet, so no gap). */
+function draftSection(t: Messages, csrf: string, id: string): Html {
+  const d = t.drafts;
+  return html`<section class="panel" aria-labelledby="draft-heading"><h2 id="draft-heading">${d.draftActions}</h2>
+<p><a class="button primary" href="/app/invoices/${id}/edit">${d.editDraft}</a></p>
+<p class="hint">${d.discardHint}</p>
+<form method="post" action="/app/invoices/${id}/discard" data-confirm="${d.discardConfirm}">${csrfField(csrf)}<button type="submit" class="danger">${d.discardDraft}</button></form></section>`;
+}
+
+/** Mail an issued invoice (or storno), again if it was mailed before; or why it cannot go. */
+function mailSection(t: Messages, csrf: string, found: Loaded, time: Intl.DateTimeFormat): Html {
+  const d = t.drafts;
+  const { invoice } = found;
+  const id = invoice.id;
+  if (invoice.status === 'draft' || invoice.status === 'cancelled') return html``;
+  const email = invoice.mail_to?.trim();
+  let action: Html;
+  if (!email) action = html`<p>${d.noRecipient}</p>`;
+  else if (!invoice.sent_at && found.mailUnconfirmed)
+    action = html`<p>${d.unconfirmed}</p><form method="post" action="/app/invoices/${id}/send">${csrfField(csrf)}<input type="hidden" name="resend" value="1"><button type="submit">${d.sendAnyway}</button></form>`;
+  else
+    action = html`<form method="post" action="/app/invoices/${id}/send">${csrfField(csrf)}${invoice.sent_at ? html`<input type="hidden" name="again" value="1">` : ''}<button type="submit"${invoice.sent_at ? '' : html` class="primary"`}>${invoice.sent_at ? d.sendAgain : d.sendByMail}</button></form>`;
+  return html`<section class="panel" aria-labelledby="mail-heading"><h2 id="mail-heading">${d.mail}</h2>
+${email ? html`<p>${d.sendTo(email)}</p>` : ''}${invoice.sent_at ? html`<p class="muted">${d.sentAt(time.format(invoice.sent_at))}</p>` : ''}
+${action}</section>`;
+}
+
+/** Cancel an issued invoice by a Stornorechnung; a paid one says why it cannot be. */
+function cancelSection(t: Messages, csrf: string, found: Loaded): Html {
+  const d = t.drafts;
+  const { invoice } = found;
+  if (invoice.type !== 'invoice') return html``;
+  if (invoice.status === 'paid' || invoice.status === 'partially_paid')
+    return html`<section class="panel" aria-labelledby="cancel-heading"><h2 id="cancel-heading">${d.cancelHeading}</h2><p class="muted">${d.notCancellablePaid}</p></section>`;
+  if (invoice.status !== 'issued' && invoice.status !== 'sent') return html``;
+  return html`<section class="panel" aria-labelledby="cancel-heading"><h2 id="cancel-heading">${d.cancelHeading}</h2>
+<p>${d.cancelHint}</p>
+<form method="post" action="/app/invoices/${invoice.id}/cancel" data-confirm="${d.cancelConfirm(invoice.number ?? '')}">${csrfField(csrf)}<button type="submit" class="danger">${d.cancel}</button></form></section>`;
+}
+
+/** The flash after a step that redirected here (`?done=…`). */
+function doneFlash(t: Messages, done: string | undefined, found: Loaded): Flash {
+  const d = t.drafts;
+  const email = found.invoice.mail_to ?? '';
+  switch (done) {
+    case 'issued':
+      return { kind: 'ok', text: t.issuedDone };
+    case 'draft':
+      return { kind: 'ok', text: d.draftSaved };
+    case 'changed':
+      return { kind: 'ok', text: d.draftChanged };
+    case 'sent':
+      return { kind: 'ok', text: d.sentDone(email) };
+    case 'sent-again':
+      return { kind: 'ok', text: d.sentAgainDone(email) };
+    case 'cancelled':
+      return found.cancelledBy ? { kind: 'ok', text: d.cancelledDone(found.cancelledBy.number ?? '') } : null;
+    default:
+      return null;
+  }
 }
 
 async function hasFiles(deps: InvoicingDeps, companyId: string, invoiceId: string) {
@@ -97,13 +209,33 @@ function issueSection(t: Messages, csrf: string, id: string, check: { messages: 
 <button type="submit" class="primary">${t.confirmAndIssue}</button></form></section>`;
 }
 
-async function renderDetail(request: FastifyRequest, reply: FastifyReply, deps: InvoicingDeps, id: string, flash: Flash = null, status = 200) {
+/**
+ * The invoice's page; `flash` and `status` when a step on it was refused (422), `done` when a
+ * step redirected here.
+ */
+export async function renderDetail(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: InvoicingDeps,
+  id: string,
+  flash: Flash = null,
+  status = 200,
+  done?: string,
+) {
   const member = memberOrNoCompanyPage(request, reply);
   if (!member) return reply;
   const t = request.t;
+  const d = t.drafts;
   const found = await loadInvoice(deps, member, id);
   if (!found) return reply.callNotFound();
-  const { invoice, lines, events, bookings, files } = found;
+  const { invoice, lines, events, bookings, files, audit } = found;
+  const csrf = member.session.csrfToken;
+  flash ??= doneFlash(t, done, found);
+  const history = [
+    ...events.map((e) => ({ at: e.created_at, text: t.eventTypes[e.type] ?? e.type })),
+    ...audit.map((a) => ({ at: a.at, text: d.byPerson(t.actions[a.action] ?? d.auditActions[a.action] ?? a.action, a.email) })),
+  ].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const link = (ref: { id: string; number: string | null }) => html`<a href="/app/invoices/${ref.id}">${ref.number ?? ref.id}</a>`;
   const time = dateTimeFormat(member.company.timezone);
   const title = invoice.number ? `${invoice.type === 'storno' ? t.storno : t.invoice} ${invoice.number}` : t.draft;
   const confirmation = invoice.tax_confirmation
@@ -112,14 +244,21 @@ async function renderDetail(request: FastifyRequest, reply: FastifyReply, deps: 
   const check = invoice.status === 'draft' ? await checkDraft(deps, member.company.id, id) : null;
   const body = html`
 <dl class="facts">
-<div><dt>${t.status}</dt><dd><span class="status status-${invoice.status}">${t.statuses[invoice.status] ?? invoice.status}</span>${invoice.overdue && invoice.status !== 'paid' ? html` <span class="badge warn">${t.overdueBadge}</span>` : ''}</dd></div>
+<div><dt>${t.status}</dt><dd><span class="status status-${invoice.status}">${t.statuses[invoice.status] ?? invoice.status}</span>${invoice.overdue && invoice.status !== 'paid' ? html` <span class="badge warn">${t.overdueBadge}</span>` : ''}${invoice.origin === 'app' ? html` <span class="badge" title="${d.writtenInAppHint}">${d.writtenInApp}</span>` : ''}</dd></div>
 <div><dt>${t.customer}</dt><dd>${invoice.customer_name} <span class="muted">(${invoice.kundennummer})</span></dd></div>
 <div><dt>${t.issueDate}</dt><dd>${date(invoice.issue_date)}</dd></div>
 <div><dt>${t.dueDate}</dt><dd>${date(invoice.due_date)}</dd></div>
 <div><dt>${t.servicePeriod}</dt><dd>${date(invoice.service_period_start)} – ${date(invoice.service_period_end)}</dd></div>
 <div><dt>${t.gross}</dt><dd class="strong">${euro(invoice.total_gross_cents)}</dd></div>
+${invoice.sent_at ? html`<div><dt>${d.sentOn}</dt><dd>${time.format(invoice.sent_at)}</dd></div>` : ''}
+${found.cancelledBy ? html`<div><dt>${d.cancelledBy}</dt><dd>${link(found.cancelledBy)}</dd></div>` : ''}
+${found.cancels ? html`<div><dt>${d.cancels}</dt><dd>${link(found.cancels)}</dd></div>` : ''}
+${invoice.note ? html`<div><dt>${d.noteLabel}</dt><dd>${invoice.note}</dd></div>` : ''}
 </dl>
-${check ? issueSection(t, member.session.csrfToken, id, check) : ''}
+${check ? issueSection(t, csrf, id, check) : ''}
+${invoice.status === 'draft' && invoice.origin === 'app' ? draftSection(t, csrf, id) : ''}
+${mailSection(t, csrf, found, time)}
+${cancelSection(t, csrf, found)}
 ${confirmation ? html`<section class="panel" aria-labelledby="confirmed-heading"><h2 id="confirmed-heading">${t.confirmedWarning}</h2><ul class="messages">${confirmation.messages.map((m) => html`<li>${m}</li>`)}</ul><p>${t.confirmedBy(confirmation.email, time.format(new Date(confirmation.confirmed_at)))}</p></section>` : ''}
 <h2>${t.lines}</h2>
 <div class="table-wrap"><table class="table">
@@ -140,7 +279,7 @@ ${
     : ''
 }
 <h2>${t.history}</h2>
-${events.length === 0 ? html`<p class="muted">${t.noEvents}</p>` : html`<ul class="timeline">${events.map((e) => html`<li><time>${time.format(e.created_at)}</time> ${t.eventTypes[e.type] ?? e.type}</li>`)}</ul>`}
+${history.length === 0 ? html`<p class="muted">${t.noEvents}</p>` : html`<ul class="timeline">${history.map((e) => html`<li><time>${time.format(e.at)}</time> ${e.text}</li>`)}</ul>`}
 <h2>${t.bookings}</h2>
 ${
   bookings.length === 0
@@ -155,8 +294,8 @@ ${
 export function registerInvoiceDetailPages(web: FastifyInstance, deps: InvoicingDeps): void {
   web.get('/invoices/:id', async (request, reply) => {
     const { id } = request.params as { id: string };
-    const done = (request.query as { done?: string }).done === 'issued';
-    return renderDetail(request, reply, deps, id, done ? { kind: 'ok', text: request.t.issuedDone } : null);
+    const done = (request.query as { done?: string }).done;
+    return renderDetail(request, reply, deps, id, null, 200, typeof done === 'string' ? done : undefined);
   });
 
   web.post('/invoices/:id/issue', async (request, reply) => {

@@ -38,6 +38,8 @@ export type ListedInvoice = {
   total_gross_cents: number;
   amount_paid_cents: number;
   customer_name: string;
+  /** 'app': written in the app, shown with a badge (the API does not see it). */
+  origin: string;
   sort_value: string;
 };
 
@@ -84,6 +86,7 @@ export async function listInvoices(db: Database, companyId: string, query: ListQ
       'i.total_gross_cents',
       'i.amount_paid_cents',
       'c.name as customer_name',
+      'i.origin',
       sql<string>`(${sortExpr})::text`.as('sort_value'),
     ])
     .where('i.company_id', '=', companyId);

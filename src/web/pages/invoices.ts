@@ -7,7 +7,8 @@ import { date, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The invoice list: a form of filters (works without JavaScript), a table whose headers
-// sort, and paging by key.
+// sort, and paging by key; "Neue Rechnung" writes a draft in the app (invoice-drafts.ts),
+// marked in the list as written in the app.
 
 function queryString(query: ListQuery, changes: Partial<Record<'sort' | 'dir' | 'after', string | null>>): string {
   const params = new URLSearchParams();
@@ -54,7 +55,7 @@ export function registerInvoicePages(web: FastifyInstance, deps: WebDeps): void 
 <tbody>
 ${rows.map(
   (row) => html`<tr>
-<td><a href="/app/invoices/${row.id}">${row.number ?? t.draft}</a>${row.type === 'storno' ? html` <span class="badge">${t.storno}</span>` : ''}</td>
+<td><a href="/app/invoices/${row.id}">${row.number ?? t.draft}</a>${row.type === 'storno' ? html` <span class="badge">${t.storno}</span>` : ''}${row.origin === 'app' ? html` <span class="badge" title="${t.drafts.writtenInAppHint}">${t.drafts.writtenInApp}</span>` : ''}</td>
 <td>${row.customer_name}</td>
 <td>${date(row.issue_date)}</td>
 <td>${date(row.due_date)}</td>
@@ -69,6 +70,8 @@ ${rows.map(
 ${query.after ? html`<a href="/app/invoices${queryString(query, {})}">${t.previous}</a>` : ''}
 ${more && last ? html`<a href="/app/invoices${queryString(query, { after: encodeAfter(last) })}" rel="next">${t.next}</a>` : ''}
 </nav>`;
-    return sendPage(reply, page(shell(request, 'invoices'), t.invoices, html`${filters}${table}${paging}`));
+    const actions = html`<p class="actions"><a class="button primary" href="/app/invoices/new">${t.drafts.newInvoice}</a></p>`;
+    const done = (request.query as { done?: string }).done === 'discarded' ? ({ kind: 'ok', text: t.drafts.discarded } as const) : null;
+    return sendPage(reply, page(shell(request, 'invoices'), t.invoices, html`${actions}${filters}${table}${paging}`, done));
   });
 }

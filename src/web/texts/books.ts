@@ -1,13 +1,272 @@
-// Texts of the app: Dunning notices that failed, DATEV export, export progress (pages/dunning.ts, pages/exports.ts).
+// Texts of the app: dunning notices that did not go out, the DATEV export, and the bank
+// import's notes in German (pages/dunning.ts, pages/exports.ts, pages/bank.ts).
 // German first; `en` has the same keys (a missing one is a type error).
 
+import type { DatevWarningCode } from '../../modules/bookkeeping/index.ts';
+import type { NoticeReasonCode, RetryRefusalCode } from '../../modules/dunning/index.ts';
+import { type ImportNote, type ImportNoteCode, type ImportNoteValues, noteText } from '../../modules/payments/index.ts';
+import { formatDate, formatIban, formatMoney } from '../../shared/german-format.ts';
+
+type NoteWords = { [C in ImportNoteCode]: (values: ImportNoteValues[C]) => string };
+type Refusals = { [C in RetryRefusalCode]: (values: Record<string, string>) => string };
+
+/** A place the parser names in the file ("MT940 statement 2 (…), entry 3, value date"), in German. */
+function germanPlace(where: string): string {
+  return where
+    .replace(/^MT940 statement /, 'MT940-Auszug ')
+    .replace(/^MT942 report /, 'MT942-Bericht ')
+    .replace(/^camt statement /, 'camt-Auszug ')
+    .replace(/^camt report /, 'camt-Bericht ')
+    .replace(/^camt notification /, 'camt-Avis ')
+    .replace(/\bno\. (\d+)/, 'Nr. $1')
+    .replace(/, entry (\d+)/, ', Buchung $1')
+    .replace(/, value date$/, ', Valutadatum')
+    .replace(/, booking date$/, ', Buchungsdatum');
+}
+
+const places = (wheres: string[]) => {
+  const german = wheres.map(germanPlace);
+  return german.length > 3 ? `${german.slice(0, 3).join('; ')} und ${german.length - 3} weitere` : german.join('; ');
+};
+const statementsDe = (ids: string[]) =>
+  ids.length === 1 ? `Der Auszug ${ids[0]}` : `${ids.length} Auszüge (${ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, …` : ids.join(', ')})`;
+
+const notesDe: NoteWords = {
+  no_invoice_number: () => 'Keine Rechnungsnummer im Verwendungszweck gefunden; bitte von Hand zuordnen.',
+  unknown_invoice_number: (v) => `Eine Rechnung ${v.number} gibt es nicht.`,
+  invoice_already_paid: (v) => `Die Rechnung ${v.number} ist bereits bezahlt.`,
+  invoice_cancelled: (v) => `Die Rechnung ${v.number} ist storniert.`,
+  invoice_is_storno: (v) => `${v.number} ist eine Stornorechnung.`,
+  invoice_not_open: (v) => `Die Rechnung ${v.number} ist nicht offen.`,
+  overpaid: (v) => `${formatMoney(v.amount)} mehr als offen; als Guthaben von ${v.customer} vermerkt.`,
+  pending_ignored: () => 'Vorgemerkter Umsatz übergangen (es zählen nur gebuchte Umsätze).',
+  status_ignored: (v) => `Umsatz mit Status ${v.status} übergangen (es zählen nur gebuchte Umsätze).`,
+  reversal_ignored: (v) => `Rückbuchung einer früheren ${v.of === 'debit' ? 'Belastung' : 'Gutschrift'} übergangen; bitte von Hand prüfen.`,
+  debit_ignored: () => 'Belastung übergangen.',
+  currency_ignored: (v) => `Umsatz in ${v.currency} übergangen (Kontor bucht nur Euro).`,
+  zero_amount_ignored: () => 'Betrag 0,00 € übergangen.',
+  already_imported: (v) => `Bereits mit einem früheren Kontoauszug importiert (${v.statement_id}); nichts doppelt gebucht.`,
+  twice_in_file: () => 'Der Auszug steht zweimal in der Datei; einmal importiert.',
+  other_account: (v) =>
+    `${statementsDe(v.statements)} ${v.statements.length === 1 ? 'gehört' : 'gehören'} zum Konto ${formatIban(v.iban)}, nicht zum Konto der Firma ${formatIban(v.own)}; die Umsätze wurden trotzdem importiert.`,
+  account_not_comparable: (v) =>
+    `${statementsDe(v.statements)} ${v.statements.length === 1 ? 'nennt' : 'nennen'} das Konto ${v.account}, das sich nicht mit dem Konto der Firma ${formatIban(v.own)} vergleichen lässt.`,
+  date_corrected: (v) => `${places(v.where)}: Das Datum ${v.written} der Bank gibt es nicht; übernommen als ${v.taken}, der letzte Tag des Monats.`,
+  balance_missing: (v) =>
+    `${places(v.where)}: ohne ${[v.opening && 'Anfangssaldo (:60F:)', v.closing && 'Schlusssaldo (:62F:)'].filter(Boolean).join(' und ')}; die Umsätze wurden ohne Saldenprüfung importiert.`,
+  booked_on_covered_day: (v) =>
+    `${places(v.where)}: ${v.count === 1 ? 'Ein Umsatz ohne Buchungsdatum wurde' : `${v.count} Umsätze ohne Buchungsdatum wurden`} auf den ${formatDate(v.day)} gebucht, den Tag, den der Auszug abdeckt.`,
+  batch_netted: (v) =>
+    `${places(v.where)}: Eine Sammelbuchung, die Gutschriften und Belastungen verrechnet, wurde als eine Buchung ohne Einzelumsätze übernommen.`,
+  other: (v) => `${places(v.where)}: ${v.text}`,
+};
+
+/** English: the sentences `kontor bank import` prints. */
+const notesEn = Object.fromEntries(Object.keys(notesDe).map((code) => [code, (values: unknown) => noteText({ code, values } as ImportNote)])) as NoteWords;
+
 export const de = {
-  title: '',
   /** Labels of this area's audit-trail actions (shown on /app/audit). */
-  auditActions: {} as Record<string, string>,
+  auditActions: {
+    'dunning.notice_retried': 'Mahnung erneut gesendet',
+    'datev.exported': 'DATEV-Export erstellt',
+  } as Record<string, string>,
+
+  // Dunning (/app/dunning)
+  dunning: 'Mahnwesen',
+  dunningIntro:
+    'Zahlungserinnerungen und Mahnungen verschickt Kontor jeden Tag von selbst. Hier sehen Sie, was nicht zugestellt werden konnte, und senden es erneut, sobald die Ursache behoben ist.',
+  unsentHeading: 'Nicht versendete Mahnungen',
+  noUnsent: 'Keine fehlgeschlagenen Mahnungen.',
+  retryHint:
+    'Beheben Sie zuerst die Ursache, etwa die E-Mail-Adresse beim Kunden oder das Postfach in den Einstellungen. „Erneut versuchen“ verschickt dieselbe Mahnung an die aktuelle E-Mail-Adresse des Kunden.',
+  sentHeading: 'Versendete Mahnungen',
+  noSent: 'Noch keine Mahnungen versendet.',
+  invoice: 'Rechnung',
+  customer: 'Kunde',
+  level: 'Stufe',
+  noticeOf: (title: string, date: string) => `${title} vom ${date}`,
+  claimed: 'Forderung',
+  noticeDate: 'Datum',
+  reason: 'Grund',
+  sentAt: 'Versendet',
+  document: 'Schreiben',
+  action: 'Aktion',
+  levels: ['Zahlungserinnerung', '1. Mahnung', '2. Mahnung', 'Letzte Mahnung'] as readonly string[],
+  noticeStatus: { failed: 'fehlgeschlagen', cancelled: 'abgebrochen' } as Record<string, string>,
+  reasons: {
+    recipient_missing: 'Beim Kunden ist keine gültige E-Mail-Adresse hinterlegt.',
+    mail_rejected: 'Der Mailserver hat die Mail abgelehnt.',
+    mail_unreachable: 'Der Mailserver war auch nach mehreren Versuchen nicht erreichbar.',
+    mail_unconfirmed: 'Der Versand wurde unterbrochen; ob die Mail angekommen ist, ist nicht bestätigt.',
+    paid: 'Die Rechnung wurde bezahlt, bevor die Mahnung verschickt wurde.',
+    cancelled: 'Die Rechnung wurde storniert, bevor die Mahnung verschickt wurde.',
+    amount_changed: 'Nach dem Erstellen der Mahnung ist eine Teilzahlung eingegangen; der nächste Mahnlauf mahnt den offenen Rest.',
+  } as Record<NoticeReasonCode, string>,
+  unknownReason: 'Der Versand ist fehlgeschlagen.',
+  technicalDetails: 'Technische Angaben',
+  moreDetails: 'Einzelheiten',
+  unconfirmed: 'unbestätigt',
+  pdf: 'PDF',
+  pdfOf: (title: string, number: string) => `PDF: ${title} zu Rechnung ${number}`,
+  retry: 'Erneut versuchen',
+  retryOf: (title: string, number: string) => `${title} zu Rechnung ${number} erneut versuchen`,
+  retried: (title: string, number: string, email: string) =>
+    `Die Mahnung zu Rechnung ${number} (${title}) wird erneut gesendet, an ${email}. Das Ergebnis sehen Sie in wenigen Minuten hier.`,
+  retryRefused: {
+    notice_not_found: () => 'Diese Mahnung gibt es nicht.',
+    not_failed: (v) => `Die Mahnung zu Rechnung ${v.number} ist nicht fehlgeschlagen; nur fehlgeschlagene Mahnungen lassen sich erneut senden.`,
+    invoice_closed: (v) =>
+      v.status === 'paid'
+        ? `Die Rechnung ${v.number} ist inzwischen bezahlt; die Mahnung wird nicht mehr versendet.`
+        : `Die Rechnung ${v.number} ist inzwischen storniert; die Mahnung wird nicht mehr versendet.`,
+    amount_changed: (v) =>
+      `Seit die Mahnung erstellt wurde, ist zu Rechnung ${v.number} eine Zahlung eingegangen; ihre Beträge stimmen nicht mehr. Der nächste Mahnlauf erstellt eine neue Mahnung über den offenen Rest.`,
+    superseded: (v) => `Zu Rechnung ${v.number} gibt es inzwischen eine neuere Mahnung; diese wird nicht mehr versendet.`,
+    deadline_passed: (v) =>
+      `Die Zahlungsfrist dieser Mahnung (${formatDate(v.deadline ?? '')}) ist bereits abgelaufen. Der nächste Mahnlauf erstellt eine neue Mahnung mit aktuellem Stand.`,
+    recipient_missing: (v) => `Für den Kunden ${v.customer} ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie zuerst.`,
+  } as Refusals,
+
+  // DATEV export (/app/exports)
+  exports: 'DATEV-Export',
+  exportsIntro:
+    'Der Buchungsstapel (DATEV-Format EXTF) enthält alle Buchungen des Zeitraums – Rechnungen, Stornos, Zahlungseingänge und Abrechnungen – zum Import in DATEV. Ein Export umfasst höchstens ein Geschäftsjahr.',
+  from: 'Von',
+  to: 'Bis',
+  quickRanges: 'Zeitraum',
+  previousMonth: 'Vormonat',
+  fiscalYear: 'Laufendes Geschäftsjahr',
+  fiscalYearStarts: (date: string) => `Das Geschäftsjahr beginnt am ${date}.`,
+  download: 'Buchungsstapel herunterladen',
+  exporting: 'Export wird erstellt …',
+  testNumbersWarning:
+    'Für die Firma sind noch keine DATEV-Berater- und Mandantennummer hinterlegt. Der Export trägt DATEVs Testnummern 1001/1, die Ihre Steuerberatung vor dem Import ändern muss. Die Nummern tragen Sie in den Einstellungen ein.',
+  warningTexts: {
+    datev_test_numbers: 'Ohne Berater- und Mandantennummer: Testnummern 1001/1 im Kopf der Datei',
+  } as Record<DatevWarningCode, string>,
+  recentExports: 'Letzte Exporte',
+  noExports: 'Noch keine Exporte.',
+  when: 'Zeitpunkt',
+  who: 'Person',
+  period: 'Zeitraum',
+  bookings: 'Buchungen',
+  warnings: 'Hinweise',
+  none: 'keine',
+  invalidDates: 'Bitte geben Sie den Zeitraum mit zwei gültigen Daten an (Von und Bis).',
+  toBeforeFrom: (from: string, to: string) => `Das Ende des Zeitraums (${to}) liegt vor seinem Anfang (${from}).`,
+  acrossFiscalYears: (start: string) =>
+    `Ein DATEV-Export umfasst ein Geschäftsjahr, der Zeitraum reicht aber über den Beginn des Geschäftsjahres am ${start}. Bitte exportieren Sie jedes Geschäftsjahr einzeln.`,
+  notExportable: 'Einige Buchungen des Zeitraums lassen sich nicht als DATEV-Buchungsstapel ausgeben; es wurde nichts exportiert.',
+
+  // Bank import (/app/bank): the notes of the import
+  bankAlreadyImportedOn: (date: string) => `Diese Datei wurde bereits am ${date} importiert; nichts wurde neu gebucht.`,
+  bankWarnings: 'Hinweise zur Datei',
+  bankNotesHeading: 'Hinweise zu einzelnen Umsätzen',
+  bankBookingDate: 'Buchungstag',
+  bankAmount: 'Betrag',
+  bankPayer: 'Zahler',
+  bankNote: 'Hinweis',
+  bankMoreNotes: (n: number) => `… und ${n} weitere Umsätze mit Hinweis.`,
+  bankNotes: notesDe,
 };
 
 export const en: typeof de = {
-  title: '',
-  auditActions: {},
+  auditActions: {
+    'dunning.notice_retried': 'Dunning notice sent again',
+    'datev.exported': 'DATEV export created',
+  },
+
+  dunning: 'Dunning',
+  dunningIntro:
+    'Kontor sends payment reminders and dunning notices every day by itself. Here you see what could not be delivered, and send it again once the cause is fixed.',
+  unsentHeading: 'Notices not sent',
+  noUnsent: 'No failed dunning notices.',
+  retryHint:
+    'Fix the cause first, such as the customer’s e-mail address or the mailbox in the settings. “Try again” sends the same notice to the customer’s current e-mail address.',
+  sentHeading: 'Notices sent',
+  noSent: 'No dunning notices sent yet.',
+  invoice: 'Invoice',
+  customer: 'Customer',
+  level: 'Level',
+  noticeOf: (title, date) => `${title} of ${date}`,
+  claimed: 'Claimed',
+  noticeDate: 'Date',
+  reason: 'Reason',
+  sentAt: 'Sent',
+  document: 'Letter',
+  action: 'Action',
+  levels: ['Payment reminder', '1st dunning notice', '2nd dunning notice', 'Final notice'],
+  noticeStatus: { failed: 'failed', cancelled: 'cancelled' },
+  reasons: {
+    recipient_missing: 'The customer has no valid e-mail address.',
+    mail_rejected: 'The mail server refused the mail.',
+    mail_unreachable: 'The mail server could not be reached, also after several attempts.',
+    mail_unconfirmed: 'Sending was interrupted; whether the mail arrived is not confirmed.',
+    paid: 'The invoice was paid before the notice went out.',
+    cancelled: 'The invoice was cancelled before the notice went out.',
+    amount_changed: 'A part payment arrived after the notice was made; the next dunning run claims the rest.',
+  },
+  unknownReason: 'Sending failed.',
+  technicalDetails: 'Technical details',
+  moreDetails: 'Details',
+  unconfirmed: 'unconfirmed',
+  pdf: 'PDF',
+  pdfOf: (title, number) => `PDF: ${title} for invoice ${number}`,
+  retry: 'Try again',
+  retryOf: (title, number) => `Try ${title} for invoice ${number} again`,
+  retried: (title, number, email) => `The notice for invoice ${number} (${title}) is being sent again, to ${email}. You see the result here in a few minutes.`,
+  retryRefused: {
+    notice_not_found: () => 'There is no such notice.',
+    not_failed: (v) => `The notice for invoice ${v.number} did not fail; only failed notices can be sent again.`,
+    invoice_closed: (v) =>
+      v.status === 'paid'
+        ? `Invoice ${v.number} has been paid meanwhile; the notice is not sent any more.`
+        : `Invoice ${v.number} has been cancelled meanwhile; the notice is not sent any more.`,
+    amount_changed: (v) =>
+      `A payment for invoice ${v.number} arrived after the notice was made; its amounts are no longer right. The next dunning run makes a new notice for the rest.`,
+    superseded: (v) => `Invoice ${v.number} has a newer notice meanwhile; this one is not sent any more.`,
+    deadline_passed: (v) =>
+      `The payment deadline of this notice (${formatDate(v.deadline ?? '')}) is over. The next dunning run makes a new notice with the current amounts.`,
+    recipient_missing: (v) => `The customer ${v.customer} still has no e-mail address. Please add it first.`,
+  },
+
+  exports: 'DATEV export',
+  exportsIntro:
+    'The Buchungsstapel (DATEV format EXTF) holds every booking of the period – invoices, cancellations, payments received and statements – for import into DATEV. One export covers one fiscal year at most.',
+  from: 'From',
+  to: 'To',
+  quickRanges: 'Period',
+  previousMonth: 'Previous month',
+  fiscalYear: 'Current fiscal year',
+  fiscalYearStarts: (date) => `The fiscal year starts on ${date}.`,
+  download: 'Download Buchungsstapel',
+  exporting: 'Creating the export …',
+  testNumbersWarning:
+    'The company has no DATEV consultant and client number yet. The export carries DATEV’s test numbers 1001/1, which your tax adviser must change before importing. Enter the numbers in the settings.',
+  warningTexts: {
+    datev_test_numbers: 'No consultant and client number: test numbers 1001/1 in the file header',
+  },
+  recentExports: 'Recent exports',
+  noExports: 'No exports yet.',
+  when: 'When',
+  who: 'Person',
+  period: 'Period',
+  bookings: 'Bookings',
+  warnings: 'Warnings',
+  none: 'none',
+  invalidDates: 'Please give the period as two valid dates (from and to).',
+  toBeforeFrom: (from, to) => `The end of the period (${to}) lies before its start (${from}).`,
+  acrossFiscalYears: (start) =>
+    `A DATEV export covers one fiscal year, but the period reaches across the start of the fiscal year on ${start}. Please export each fiscal year separately.`,
+  notExportable: 'Some bookings of the period cannot be expressed as a DATEV Buchungsstapel; nothing was exported.',
+
+  bankAlreadyImportedOn: (date) => `This file was imported on ${date} already; nothing new was booked.`,
+  bankWarnings: 'About the file',
+  bankNotesHeading: 'Notes on single entries',
+  bankBookingDate: 'Booking date',
+  bankAmount: 'Amount',
+  bankPayer: 'Payer',
+  bankNote: 'Note',
+  bankMoreNotes: (n) => `… and ${n} more entries with a note.`,
+  bankNotes: notesEn,
 };
