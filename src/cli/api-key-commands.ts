@@ -1,8 +1,10 @@
 import { AdminError } from '../modules/access/admin-error.ts';
-import { listApiKeys } from '../modules/access/manage-api-keys.ts';
 import type { Actor } from '../modules/audit/audit-log.ts';
 import { actorFor, Refusal } from './app-action-commands.ts';
 import { type CommandContext, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
+
+// Loaded when a command runs, not when `kontor` starts (commands.ts).
+const apiKeys = () => import('../modules/access/manage-api-keys.ts');
 
 // `kontor admin api-key list`, and the person (--by EMAIL) that `admin api-key create|revoke`
 // (commands.ts) record in the audit trail as the app does. Refusals are AdminErrors:
@@ -35,7 +37,7 @@ export const API_KEY_COMMANDS: ModuleCommand[] = [
       const companyId = required(values, 'company');
       const company = await ctx.db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
       if (!company) throw new AdminError(`no company ${companyId}`);
-      const keys = await listApiKeys(ctx.db, ctx.clock, companyId, { limit: 10_000 });
+      const keys = await (await apiKeys()).listApiKeys(ctx.db, ctx.clock, companyId, { limit: 10_000 });
       const text = keys.length
         ? keys
             .map(

@@ -1,6 +1,9 @@
-import { AttributionDecisionError, type AttributionView, attributionView, confirmAttribution, rejectAttribution } from '../modules/commissions/index.ts';
+import type { AttributionView } from '../modules/commissions/index.ts';
 import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag } from './command-kit.ts';
 import { UsageError } from './io.ts';
+
+// Loaded when a command runs, not when `kontor` starts (commands.ts).
+const commissions = () => import('../modules/commissions/index.ts');
 
 // `kontor admin attribution confirm|reject ID [--by EMAIL] [--json]` (design §2): a person
 // decides on a proposed attribution (decide-attribution.ts). --json prints the attribution
@@ -12,9 +15,9 @@ import { UsageError } from './io.ts';
 
 type Step = 'confirm' | 'reject';
 
-const STEPS: Record<Step, { usage: string; run: typeof confirmAttribution; done: string }> = {
-  confirm: { usage: 'confirm a proposed attribution: active from now on', run: confirmAttribution, done: 'confirmed' },
-  reject: { usage: 'reject a proposed attribution (an active one is ended with end_date)', run: rejectAttribution, done: 'rejected' },
+const STEPS: Record<Step, { usage: string; done: string }> = {
+  confirm: { usage: 'confirm a proposed attribution: active from now on', done: 'confirmed' },
+  reject: { usage: 'reject a proposed attribution (an active one is ended with end_date)', done: 'rejected' },
 };
 
 const describe = (a: AttributionView) =>
@@ -33,15 +36,20 @@ const STEP_COMMANDS: ModuleCommand[] = (Object.keys(STEPS) as Step[]).map((step)
       let actor: Awaited<ReturnType<typeof actorFor>> | undefined;
       if (by !== undefined) {
         const row = await ctx.db.selectFrom('commission_attributions').select('company_id').where('id', '=', id).executeTakeFirst();
-        if (!row) throw new AttributionDecisionError(`no attribution ${id}`, 'not_found');
+        if (!row) throw new (await commissions()).AttributionDecisionError(`no attribution ${id}`, 'not_found');
         actor = await actorFor(ctx, by, row.company_id, false);
       }
-      const { attribution: a, changed } = await STEPS[step].run({ db: ctx.db, clock: ctx.clock }, id, actor?.email ?? 'cli', actor);
+      const { attribution: a, changed } = await (step === 'confirm' ? (await commissions()).confirmAttribution : (await commissions()).rejectAttribution)(
+        { db: ctx.db, clock: ctx.clock },
+        id,
+        actor?.email ?? 'cli',
+        actor,
+      );
       const text = changed ? `attribution ${a.id} ${STEPS[step].done}: ${describe(a)}` : `attribution ${a.id} is ${a.status}; nothing changed`;
       print(io, Boolean(values.json), a, text);
       return 0;
     } catch (error) {
-      if (!(error instanceof AttributionDecisionError) && !(error instanceof Refusal)) throw error;
+      if (!(error instanceof (await commissions()).AttributionDecisionError) && !(error instanceof Refusal)) throw error;
       io.err(`kontor: ${error.message}`);
       return 1;
     }
@@ -72,6 +80,7 @@ const LIST_COMMAND: ModuleCommand = {
       .orderBy('a.id')
       .execute();
     const today = ctx.clock.today(company.timezone);
+    const { attributionView } = await commissions();
     const views = rows.map(({ agreement_name, partner_name, customer_name, ...row }) =>
       attributionView({ row, agreementName: agreement_name, partnerName: partner_name, customerName: customer_name }, today),
     );

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BankImportError, type BankImportResult, type EntryOutcome, importBankFile, StatementError } from '../modules/payments/index.ts';
+import type { BankImportResult, EntryOutcome } from '../modules/payments/index.ts';
 import { type ModuleCommand, parseCommandArgs, printResult, requiredFlag } from './command-kit.ts';
 import { describeFailure } from './failure.ts';
+
+// Loaded when a command runs, not when `kontor` starts (commands.ts).
+const payments = () => import('../modules/payments/index.ts');
 
 // kontor bank import FILE --company ID [--json]: imports a statement file (or a ZIP archive
 // of them, file by file) and prints what each entry came to. A refused file writes nothing
@@ -79,7 +82,7 @@ export const BANK_COMMANDS: ModuleCommand[] = [
         return 1;
       }
       try {
-        const outcome = await importBankFile(ctx.db, ctx.clock, companyId, bytes, { fileName: name });
+        const outcome = await (await payments()).importBankFile(ctx.db, ctx.clock, companyId, bytes, { fileName: name });
         if (outcome.archive === null) {
           const result = outcome.imports[0]!;
           printResult(io, Boolean(values.json), result, describe(result, name));
@@ -94,11 +97,11 @@ export const BANK_COMMANDS: ModuleCommand[] = [
         for (const refused of outcome.refused) io.err(`kontor: ${refused.file_name}: ${refused.message}. Nothing was imported from this file.`);
         return outcome.refused.length ? 1 : 0;
       } catch (error) {
-        if (error instanceof StatementError) {
+        if (error instanceof (await payments()).StatementError) {
           io.err(`kontor: ${name}: ${error.message}. Nothing was imported.`);
           return 1;
         }
-        if (error instanceof BankImportError) {
+        if (error instanceof (await payments()).BankImportError) {
           io.err(`kontor: ${name}: ${error.message}`);
           return 1;
         }

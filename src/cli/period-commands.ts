@@ -1,15 +1,17 @@
-import { BookkeepingError, listPeriodLocks, lockPeriod } from '../modules/bookkeeping/index.ts';
 import { formatDate } from '../shared/german-format.ts';
 import { actorFor, Refusal } from './app-action-commands.ts';
 import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import type { CommandIo } from './io.ts';
 
+// Loaded when a command runs, not when `kontor` starts (commands.ts).
+const bookkeeping = () => import('../modules/bookkeeping/index.ts');
+
 // `kontor admin period lock|list`: accounting period locks (GoBD "Festschreibung"). A lock
 // is final and only moves forward; refusals exit 1 with the reason. --by EMAIL names the
 // admin who locks: recorded with the lock and in the audit trail, as in the app.
 
-function refused(io: CommandIo, error: unknown): number {
-  if (!(error instanceof BookkeepingError) && !(error instanceof Refusal)) throw error;
+async function refused(io: CommandIo, error: unknown): Promise<number> {
+  if (!(error instanceof (await bookkeeping()).BookkeepingError) && !(error instanceof Refusal)) throw error;
   io.err(`kontor: ${error.message}`);
   return 1;
 }
@@ -24,14 +26,14 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
       const companyId = required(values, 'company');
       try {
         const actor = typeof values.by === 'string' && values.by !== '' ? await actorFor(ctx, values.by, companyId, true) : undefined;
-        const result = await lockPeriod(ctx.db, ctx.clock, { companyId, until, ...(actor ? { actor } : {}) });
+        const result = await (await bookkeeping()).lockPeriod(ctx.db, ctx.clock, { companyId, until, ...(actor ? { actor } : {}) });
         const text = result.changed
           ? `the accounting period of ${result.company_id} is locked up to ${formatDate(result.locked_until)}${result.previous_until ? ` (before: ${formatDate(result.previous_until)})` : ''}; corrections go into the open period`
           : `the accounting period of ${result.company_id} was locked up to ${formatDate(result.locked_until)} already; nothing changed`;
         print(io, Boolean(values.json), result, text);
         return 0;
       } catch (error) {
-        return refused(io, error);
+        return await refused(io, error);
       }
     },
   },
@@ -41,7 +43,7 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' } }, 0);
       try {
-        const result = await listPeriodLocks(ctx.db, required(values, 'company'));
+        const result = await (await bookkeeping()).listPeriodLocks(ctx.db, required(values, 'company'));
         const text =
           result.locked_until === null
             ? `no accounting period of ${result.company_id} is locked`
@@ -55,7 +57,7 @@ export const PERIOD_COMMANDS: ModuleCommand[] = [
         print(io, Boolean(values.json), result, text);
         return 0;
       } catch (error) {
-        return refused(io, error);
+        return await refused(io, error);
       }
     },
   },

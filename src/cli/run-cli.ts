@@ -8,7 +8,6 @@ import { forwardToServer } from './control-socket.ts';
 import { failureText } from './failure.ts';
 import { type CommandIo, processIo } from './io.ts';
 import { openConfiguredDatabase } from './open-database.ts';
-import { serve } from './serve.ts';
 
 function flag(argv: string[], name: string): string | undefined {
   const i = argv.indexOf(`--${name}`);
@@ -50,7 +49,8 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
       const dunning = await import('../modules/dunning/index.ts');
       dunning.useBaseRates(await dunning.loadBaseRates({ dataDir: config.dataDir, file: config.baseRatesFile }));
     }
-    if (argv[0] === 'serve' || argv[0] === 'worker') return await serve(argv, config, io);
+    // The server's modules (HTTP, renderers, every route) are loaded only to serve.
+    if (argv[0] === 'serve' || argv[0] === 'worker') return await (await import('./serve.ts')).serve(argv, config, io);
 
     if (!config.databaseUrl) {
       const forwarded = await forwardToServer(config.dataDir, { argv, cwd: process.cwd() });

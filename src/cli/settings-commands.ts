@@ -1,7 +1,5 @@
 import { AdminError } from '../modules/access/admin-error.ts';
 import { readCompanySettings } from '../modules/access/company-settings.ts';
-import { sendTestMail, TestMailRefused } from '../modules/access/send-test-mail.ts';
-import { createMailer } from '../modules/mail/index.ts';
 import { actorFor, Refusal, run } from './app-action-commands.ts';
 import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
 
@@ -46,6 +44,9 @@ export const SETTINGS_COMMANDS: ModuleCommand[] = [
       const { values } = parse(args, { company: { type: 'string' }, by: { type: 'string' }, to: { type: 'string' } }, 0);
       const companyId = required(values, 'company');
       const by = required(values, 'by');
+      // The mailer is loaded only for this command, not when `kontor` starts (commands.ts).
+      const { sendTestMail, TestMailRefused } = await import('../modules/access/send-test-mail.ts');
+      const { createMailer } = await import('../modules/mail/index.ts');
       return run(io, async () => {
         const actor = await actorFor(ctx, by, companyId, true);
         const own = ctx.mailer ? null : createMailer({ dataDir: ctx.dataDir ?? ctx.cwd, sealer: ctx.sealer });

@@ -1,16 +1,11 @@
 import type { WebhookDeliveryStatus } from '../db/schema-webhooks.ts';
 import { AdminError } from '../modules/access/admin-error.ts';
-import {
-  addWebhookEndpoint,
-  DELIVERY_STATUSES,
-  listWebhookDeliveries,
-  listWebhookEndpoints,
-  removeWebhookEndpoint,
-  resendWebhookDelivery,
-} from '../modules/webhooks/index.ts';
 import { keyActor } from './api-key-commands.ts';
 import { type ModuleCommand, type ParsedArgs, parseCommandArgs as parse, printResult as print, requiredFlag as required, when } from './command-kit.ts';
 import { UsageError } from './io.ts';
+
+// Loaded when a command runs, not when `kontor` starts (commands.ts).
+const webhooks = () => import('../modules/webhooks/index.ts');
 
 // `kontor admin webhook add|list|remove|deliveries|resend`. Refusals (AdminError) are
 // printed as `kontor: <message>` with exit code 1 by runCommand. --by EMAIL names the
@@ -36,7 +31,7 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
       const companyId = required(values, 'company');
       const by = optional(values.by);
       const actor = by === undefined ? undefined : await keyActor(ctx, by, companyId);
-      const result = await addWebhookEndpoint(ctx.db, ctx.clock, ctx.sealer, { companyId, url: required(values, 'url'), events }, actor);
+      const result = await (await webhooks()).addWebhookEndpoint(ctx.db, ctx.clock, ctx.sealer, { companyId, url: required(values, 'url'), events }, actor);
       print(io, Boolean(values.json), result, `webhook endpoint ${result.id}\nsigning secret ${result.secret}\nThe secret is shown only now. Keep it safe.`);
       return 0;
     },
@@ -46,7 +41,7 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
     usage: ['kontor admin webhook list --company ID [--json]'],
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' } }, 0);
-      const endpoints = await listWebhookEndpoints(ctx.db, required(values, 'company'));
+      const endpoints = await (await webhooks()).listWebhookEndpoints(ctx.db, required(values, 'company'));
       const text = endpoints.length
         ? endpoints
             .map(
@@ -72,7 +67,7 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
         if (!endpoint) throw new AdminError(`no webhook endpoint ${id}`);
         actor = await keyActor(ctx, by, endpoint.company_id);
       }
-      const result = await removeWebhookEndpoint(ctx.db, ctx.clock, id, actor);
+      const result = await (await webhooks()).removeWebhookEndpoint(ctx.db, ctx.clock, id, actor);
       print(io, Boolean(values.json), result, `webhook endpoint ${result.id} removed (${result.cancelled_deliveries} waiting deliveries cancelled)`);
       return 0;
     },
@@ -101,10 +96,10 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
       const endpointId = positionals[0] ?? optional(values.endpoint);
       const eventId = optional(values.event);
       const status = optional(values.status);
-      if (status !== undefined && !DELIVERY_STATUSES.includes(status as WebhookDeliveryStatus))
-        throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}, got ${status}`);
+      if (status !== undefined && !(await webhooks()).DELIVERY_STATUSES.includes(status as WebhookDeliveryStatus))
+        throw new UsageError(`--status must be one of ${(await webhooks()).DELIVERY_STATUSES.join(', ')}, got ${status}`);
       const limit = limitFlag(values.limit);
-      const deliveries = await listWebhookDeliveries(ctx.db, {
+      const deliveries = await (await webhooks()).listWebhookDeliveries(ctx.db, {
         ...(companyId ? { companyId } : {}),
         ...(endpointId ? { endpointId } : {}),
         ...(eventId ? { eventId } : {}),
@@ -140,7 +135,7 @@ export const WEBHOOK_COMMANDS: ModuleCommand[] = [
       const delivery = await ctx.db.selectFrom('webhook_deliveries').select('company_id').where('id', '=', deliveryId).executeTakeFirst();
       if (!delivery) throw new AdminError(`no webhook delivery ${deliveryId}`);
       const actor = await keyActor(ctx, by, delivery.company_id);
-      const result = await resendWebhookDelivery(ctx.db, ctx.clock, actor, { companyId: delivery.company_id, deliveryId });
+      const result = await (await webhooks()).resendWebhookDelivery(ctx.db, ctx.clock, actor, { companyId: delivery.company_id, deliveryId });
       print(
         io,
         Boolean(values.json),

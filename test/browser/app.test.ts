@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { setUserRole } from '../../src/modules/access/manage-users.ts';
 import { partnerWithOctoberGutschrift } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { AT_BUSINESS_CUSTOMER, invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { camt, issueInvoice } from '../payments/helpers.ts';
 import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot, seriousViolations } from './browser.ts';
 
 // Issue 15, point 5: the app in a real browser (Debian's Chromium via playwright-core) over
 // real HTTP: sign-in with the forced password change, the dashboard, the invoice list by
@@ -22,7 +21,7 @@ const missing = chromiumMissing();
 
 describe('back-office app in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let context: BrowserContext;
   let page: Page;
   let base: string;
@@ -47,26 +46,14 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     }
     // A partner with an issued Gutschrift for October (80.00 net commission), to be paid out.
     partnerId = await partnerWithOctoberGutschrift(t, 'gs', { name: 'Vertriebspartner Nord GmbH', netAmount: '800.00' });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
-    context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    // Signed in by the test below, which checks each step.
+    opened = await openInBrowser(t, { signIn: false, dismissDialogs: dialogs });
+    ({ context, page, base } = opened);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await t?.close();
   });
-
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
 
   test('the accessibility check finds what it must (an image without text, an unlabelled field)', async () => {
     const probe = await context.newPage();
@@ -79,7 +66,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   test('sign-in, the forced password change, then the dashboard', async () => {
     await page.goto(`${base}/app/invoices`);
     assert.match(page.url(), /\/app\/sign-in\?next=%2Fapp%2Finvoices$/);
-    await axe('sign-in');
+    await assertAccessible(page, 'sign-in');
     await screenshot(page, 'sign-in');
     await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
     await page.getByLabel('Passwort').fill('falsch falsch');
@@ -89,7 +76,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('button', { name: 'Anmelden' }).click();
     await page.waitForURL(/\/app\/password$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Einmal-Passwort/);
-    await axe('password change');
+    await assertAccessible(page, 'password change');
     await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
     await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
     await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
@@ -97,7 +84,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.waitForURL(/\/app\/dashboard$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Übersicht');
     assert.match((await page.locator('.tile').first().textContent()) ?? '', /Offen\s*340,24\s€\s*4 Rechnungen/);
-    await axe('dashboard');
+    await assertAccessible(page, 'dashboard');
     await screenshot(page, 'dashboard');
     // The session cookie is out of JavaScript's reach.
     assert.equal(await page.evaluate(() => document.cookie.includes('kontor_session')), false);
@@ -105,7 +92,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
 
   test('the invoice list by keyboard: "/" searches, headers sort, names show as text', async () => {
     await page.goto(`${base}/app/invoices`);
-    await axe('invoices');
+    await assertAccessible(page, 'invoices');
     await screenshot(page, 'invoices');
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
@@ -130,19 +117,19 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.goto(`${base}/app/invoices?status=draft`);
     await page.locator(`a[href="/app/invoices/${drafts['draft-de']}"]`).click();
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Entwurf');
-    await axe('draft');
+    await assertAccessible(page, 'draft');
     await page.getByRole('button', { name: 'Rechnung ausstellen' }).click();
     await page.waitForURL(/done=issued$/);
     assert.match((await page.getByRole('heading', { level: 1 }).textContent()) ?? '', /^Rechnung RE-2026-\d{5}$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Rechnung wurde ausgestellt.');
     assert.equal(await page.locator('iframe.pdf').count(), 1);
-    await axe('issued invoice');
+    await assertAccessible(page, 'issued invoice');
     await screenshot(page, 'invoice');
 
     await page.goto(`${base}/app/invoices/${drafts['draft-at']}`);
     assert.equal(await page.getByRole('heading', { level: 2, name: 'Umsatzsteuer-Hinweis bestätigen' }).count(), 1);
     assert.match((await page.locator('.panel.warn li').first().textContent()) ?? '', /Position 1 hat 19 % Umsatzsteuer/);
-    await axe('tax warning');
+    await assertAccessible(page, 'tax warning');
     await screenshot(page, 'tax-warning');
     // The confirmation box is required: the browser does not send the form without it.
     await page.getByRole('button', { name: 'Bestätigen und ausstellen' }).click();
@@ -156,7 +143,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   test('a bank statement upload, and a credit assigned by hand', async () => {
     const open = await issueInvoice(t, 'bank-1');
     await page.goto(`${base}/app/bank`);
-    await axe('bank');
+    await assertAccessible(page, 'bank');
     await page.getByLabel('Kontoauszug (camt.053 oder MT940)').setInputFiles({
       name: 'auszug.xml',
       mimeType: 'application/xml',
@@ -165,7 +152,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('button', { name: 'Importieren' }).click();
     await page.getByRole('heading', { name: 'Kontoauszug importiert' }).waitFor();
     assert.match((await page.locator('.facts').first().textContent()) ?? '', /Nicht zugeordnet\s*1/);
-    await axe('bank import result');
+    await assertAccessible(page, 'bank import result');
     await screenshot(page, 'bank');
     await page.getByLabel(/Rechnungsnummer für 85,06\s€ von Beispiel AG/).fill(open.number);
     await page.getByRole('button', { name: 'Zuordnen' }).click();
@@ -177,13 +164,13 @@ describe('back-office app in Chromium', { skip: missing }, () => {
 
   test('setting a payout IBAN (a wrong check digit first), then a payout run with its pain.001 file', async () => {
     await page.goto(`${base}/app/partners`);
-    await axe('partners');
+    await assertAccessible(page, 'partners');
     await page.getByRole('link', { name: 'Vertriebspartner Nord GmbH' }).click();
     await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 52');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
     assert.match((await page.getByRole('alert').textContent()) ?? '', /Die IBAN ist ungültig/);
     assert.equal(await page.getByLabel('IBAN').getAttribute('aria-invalid'), 'true');
-    await axe('payout account refused');
+    await assertAccessible(page, 'payout account refused');
     await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 51');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
     await page.waitForURL(/done=1$/);
@@ -191,12 +178,12 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await screenshot(page, 'partner');
 
     await page.getByRole('link', { name: 'Auszahlungen' }).click();
-    await axe('payouts');
+    await assertAccessible(page, 'payouts');
     await screenshot(page, 'payouts');
     await page.getByRole('button', { name: 'Zahllauf erstellen' }).click();
     await page.waitForURL(/\/app\/payouts\/prn_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /1 Überweisung über 95,20\s€ als bezahlt vermerkt/);
-    await axe('payout run');
+    await assertAccessible(page, 'payout run');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'SEPA-Datei (pain.001) herunterladen' }).click()]);
     const file = readFileSync((await download.path()) as string, 'utf8');
     assert.deepEqual(await sepaSchemaErrors(file), []);
@@ -209,13 +196,13 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   test('the users page is for admins; a member is refused and does not see it in the navigation', async () => {
     await page.goto(`${base}/app/users`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Benutzer');
-    await axe('users');
+    await assertAccessible(page, 'users');
     await screenshot(page, 'users');
     await setUserRole(t.handle.db, t.clock, t.company.adminEmail, 'member');
     const refused = await page.goto(`${base}/app/users`);
     assert.equal(refused?.status(), 403);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Dafür brauchen Sie die Rolle Administrator.');
-    await axe('refused');
+    await assertAccessible(page, 'refused');
     await page.goto(`${base}/app/dashboard`);
     assert.equal(await page.getByRole('link', { name: 'Benutzer' }).count(), 0);
     await setUserRole(t.handle.db, t.clock, t.company.adminEmail, 'admin');
@@ -226,7 +213,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('link', { name: 'English' }).click();
     await page.waitForURL(/\/app\/dashboard$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Overview');
-    await axe('dashboard (en)');
+    await assertAccessible(page, 'dashboard (en)');
     await page.getByRole('link', { name: 'Deutsch' }).click();
   });
 });

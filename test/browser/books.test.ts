@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import iconv from 'iconv-lite';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { issueInvoice, putCustomerOf, runDay, type Scenario } from '../dunning/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
 import { camt } from '../payments/helpers.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15, point 2 in Chromium: the dunning page (a failed reminder sent again with a click),
 // the DATEV export (the download read back) and the bank import's German notes — each page
@@ -19,7 +18,7 @@ const { email: _dropped, ...WITHOUT_EMAIL } = BUSINESS_CUSTOMER;
 
 describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let page: Page;
   let base: string;
   let failing: { id: string; number: string };
@@ -36,32 +35,13 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
     // The bookkeeper adds the address; the reminder is then sent again from the page.
     await putCustomerOf(t, s, 'ohne-mail', { ...BUSINESS_CUSTOMER, email: 'neu@beispiel.example' });
 
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the pages run under their CSP.
-    const context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    page = await context.newPage();
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
-    await page.getByLabel('Passwort').fill(t.company.password);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
-    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
-    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
-    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
-    await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    opened = await openInBrowser(t, { acceptDownloads: true });
+    ({ page, base } = opened);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await t?.close();
   });
-
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
 
   test('the failed reminder with its German reason, sent again with a click', async () => {
     await page.getByRole('link', { name: 'Mahnwesen' }).click();
@@ -69,20 +49,20 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Mahnwesen');
     const row = page.locator('tr', { hasText: failing.number });
     assert.match((await row.textContent()) ?? '', /Beim Kunden ist keine gültige E-Mail-Adresse hinterlegt\./);
-    await axe('dunning');
+    await assertAccessible(page, 'dunning');
     await screenshot(page, 'dunning');
     await row.getByRole('button', { name: /Erneut versuchen/ }).click();
     await page.waitForURL(/\/app\/dunning\?retried=dun_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /wird erneut gesendet, an neu@beispiel\.example/);
     assert.match((await page.locator('main').textContent()) ?? '', /Keine fehlgeschlagenen Mahnungen\./);
-    await axe('dunning after the retry');
+    await assertAccessible(page, 'dunning after the retry');
   });
 
   test('the DATEV export of the previous month downloads through the page', async () => {
     await page.goto(`${base}/app/exports`);
     assert.equal(await page.getByLabel('Von').inputValue(), '2026-11-01');
     assert.equal(await page.getByLabel('Bis').inputValue(), '2026-11-30');
-    await axe('exports');
+    await assertAccessible(page, 'exports');
     await screenshot(page, 'exports');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Buchungsstapel herunterladen' }).click()]);
     assert.equal(download.suggestedFilename(), 'EXTF_Buchungsstapel_2026-11-01_2026-11-30.csv');
@@ -91,7 +71,7 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
     assert.match(csv, new RegExp(`^1190,00;"S";"EUR";;;;10000;8400;.*"${failing.number}"`, 'm'));
     await page.reload();
     assert.match((await page.locator('section', { hasText: 'Letzte Exporte' }).textContent()) ?? '', /01\.11\.2026 – 30\.11\.2026\s*2/);
-    await axe('exports with the latest export');
+    await assertAccessible(page, 'exports with the latest export');
   });
 
   test('a bank statement with notes shows them in German', async () => {
@@ -104,7 +84,7 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
     await page.getByRole('button', { name: 'Importieren' }).click();
     await page.getByRole('heading', { name: 'Hinweise zu einzelnen Umsätzen' }).waitFor();
     assert.match((await page.locator('table.compact').textContent()) ?? '', /Unbekannt & CoKeine Rechnungsnummer im Verwendungszweck gefunden/);
-    await axe('bank with notes');
+    await assertAccessible(page, 'bank with notes');
     await screenshot(page, 'bank-notes');
   });
 });

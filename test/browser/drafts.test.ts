@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15: writing an invoice in the app in Chromium over real HTTP — the customer search,
 // the form filled in and saved with the keyboard alone — then issuing, mailing and cancelling
@@ -14,46 +13,27 @@ const missing = chromiumMissing();
 
 describe('invoices written in the app, in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let page: Page;
   let base: string;
-
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
 
   before(async () => {
     t = await testApp();
     await putCustomer(t, 'kunde-1');
     await putCustomer(t, 'kunde-2', { name: 'Nordlicht Medien GmbH' });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
-    const context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    await page.goto(`${base}/app/invoices`);
-    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
-    await page.getByLabel('Passwort').fill(t.company.password);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
-    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
-    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
-    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
-    await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    opened = await openInBrowser(t, { viewport: { width: 1280, height: 900 }, from: '/app/invoices' });
+    ({ page, base } = opened);
     await page.goto(`${base}/app/invoices`);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await t?.close();
   });
 
   test('a new invoice with the keyboard: find the customer, fill in two lines in German notation, save the draft', async () => {
     await page.getByRole('link', { name: 'Neue Rechnung' }).click();
     await page.waitForURL(/\/app\/invoices\/new$/);
-    await axe('customer step');
+    await assertAccessible(page, 'customer step');
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
     await page.keyboard.type('Nordlicht');
@@ -62,7 +42,7 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
     await page.getByRole('link', { name: 'Nordlicht Medien GmbH auswählen' }).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/customer=cus_/);
-    await axe('new invoice');
+    await assertAccessible(page, 'new invoice');
     await screenshot(page, 'invoice-new');
 
     await page.getByLabel('Beschreibung, Position 1').focus();
@@ -92,7 +72,7 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
     // 12,5 × 1.080,00 = 13.500,00 + 19 %; 89,90 + 7 %: 16.161,19 € gross.
     assert.match((await page.locator('dl.facts').textContent()) ?? '', /16\.161,19\s€/);
     assert.equal(await page.locator('.badge', { hasText: 'in der App erstellt' }).count(), 1);
-    await axe('draft');
+    await assertAccessible(page, 'draft');
   });
 
   test('on its page the invoice is issued, mailed and cancelled (the cancel asks first)', async () => {
@@ -103,7 +83,7 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
     await page.getByRole('button', { name: 'Per E-Mail senden' }).click();
     await page.waitForURL(/done=sent$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Rechnung wurde per E-Mail an buchhaltung@beispiel.example gesendet.');
-    await axe('issued invoice with its actions');
+    await assertAccessible(page, 'issued invoice with its actions');
     await screenshot(page, 'invoice-detail-actions');
     const asked: string[] = [];
     page.once('dialog', (dialog) => {
@@ -116,6 +96,6 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
     assert.match((await page.getByRole('status').textContent()) ?? '', /Die Rechnung wurde storniert\. Stornorechnung: RE-2026-\d{5}\./);
     await page.getByRole('link', { name: /^RE-2026-\d{5}$/ }).click();
     assert.match((await page.getByRole('heading', { level: 1 }).textContent()) ?? '', /^Storno RE-2026-\d{5}$/);
-    await axe('storno');
+    await assertAccessible(page, 'storno');
   });
 });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { addWebhookEndpoint, webhookDelivery } from '../../src/modules/webhooks/index.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { type Receiver, record, startReceiver } from '../webhooks/helpers.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (API keys and webhooks) in Chromium over real HTTP: the pages pass axe-core with
 // no serious violation; a key is created through the page (shown once) and works against the
@@ -16,7 +15,7 @@ const missing = chromiumMissing();
 
 describe('API keys and webhooks in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let page: Page;
   let base: string;
   let receiver: Receiver;
@@ -30,45 +29,26 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
     endpointId = (await addWebhookEndpoint(t.handle.db, t.clock, sealer, { companyId: t.company.companyId, url: receiver.url(), events: ['invoice.paid'] })).id;
     await record(t.handle.db, t.company.companyId, 'invoice.paid', { id: 'inv_browser' });
     await webhookDelivery({ db: t.handle.db, sealer }, { log: () => {}, retryWindowMs: 0 }).drain({ companyId: t.company.companyId });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
-    const context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
-    await page.getByLabel('Passwort').fill(t.company.password);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
-    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
-    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
-    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
-    await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    opened = await openInBrowser(t);
+    ({ page, base } = opened);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await receiver?.close();
     await t?.close();
   });
 
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
-
   test('API keys: create one through the page (shown once, works), then revoke it after the question', async () => {
     await page.goto(`${base}/app/api-keys`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'API-Schlüssel');
-    await axe('api-keys');
+    await assertAccessible(page, 'api-keys');
     await page.getByRole('checkbox', { name: /partner:invoices:read/ }).check();
     await page.getByRole('checkbox', { name: /partner:commissions:read/ }).check();
     await page.getByRole('button', { name: 'Schlüssel erstellen' }).click();
     await page.getByRole('heading', { name: 'Ihr neuer API-Schlüssel' }).waitFor();
     const key = ((await page.locator('code.secret').textContent()) ?? '').trim();
     assert.match(key, /^kt_[0-9A-Za-z]{40}$/);
-    await axe('api-keys with the new key');
+    await assertAccessible(page, 'api-keys with the new key');
     await screenshot(page, 'api-keys');
     assert.equal((await t.request('GET', '/v1/customers/by-ref/crm/nobody', { key })).json().detail.code, 'customer_not_found');
 
@@ -90,7 +70,7 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
   test('webhooks: add an endpoint by keyboard; its secret is shown once', async () => {
     await page.goto(`${base}/app/webhooks`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Webhooks');
-    await axe('webhooks');
+    await assertAccessible(page, 'webhooks');
     await screenshot(page, 'webhooks');
     await page.getByLabel('Adresse (URL)').fill('https://buchhaltung.example/kontor-hook');
     await page.keyboard.press('Tab'); // to the first event kind
@@ -99,7 +79,7 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Signaturschlüssel der neuen Webhook-Adresse' }).waitFor();
     assert.match(((await page.locator('code.secret').textContent()) ?? '').trim(), /^whsec_/);
-    await axe('webhooks with the new secret');
+    await assertAccessible(page, 'webhooks with the new secret');
     const row = await t.handle.db
       .selectFrom('webhook_endpoints')
       .select('event_types')
@@ -112,7 +92,7 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
     await page.goto(`${base}/app/webhooks/${endpointId}`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Webhook-Adresse');
     await page.getByText('1 Versuch').click(); // opens the attempts
-    await axe('webhook deliveries');
+    await assertAccessible(page, 'webhook deliveries');
     await screenshot(page, 'webhook-deliveries');
     await page.getByRole('button', { name: /invoice\.paid \(evt_[0-9a-z]+\) erneut senden/ }).click();
     await page.waitForURL(/resent=1$/);

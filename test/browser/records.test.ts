@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { putContract, putProducts, runBilling } from '../contracts/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (customers and contracts) in Chromium over real HTTP: both lists and both detail
 // pages pass axe-core with no serious or critical violation; the customer list is searched
@@ -18,7 +17,7 @@ const missing = chromiumMissing();
 
 describe('customers and contracts in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let page: Page;
   let base: string;
   const dialogs: string[] = [];
@@ -56,36 +55,13 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     await runBilling(t, '2026-11-01');
     t.clock.set('2026-11-21T09:00:00Z');
     await importFile(t, camt([{ amount: '50.00', text: `Teilzahlung ${numbers['a-1']}`, name: 'Beispiel AG', date: '2026-11-20' }]));
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
-    const context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
-    await page.getByLabel('Passwort').fill(t.company.password);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
-    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
-    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
-    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
-    await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    opened = await openInBrowser(t, { dismissDialogs: dialogs });
+    ({ page, base } = opened);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await t?.close();
   });
-
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
 
   test('the customer list, searched and left for an account by keyboard alone', async () => {
     await page.goto(`${base}/app/customers`);
@@ -93,7 +69,7 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     // The name is text: no image, no script.
     assert.equal(await page.getByRole('link', { name: XSS_NAME }).count(), 1);
     assert.equal(await page.locator('main img').count(), 0);
-    await axe('customers');
+    await assertAccessible(page, 'customers');
     await screenshot(page, 'customers');
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
@@ -115,14 +91,14 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
       .locator('section', { has: page.getByRole('heading', { name: 'Offene Posten' }) })
       .locator('tbody tr', { hasText: numbers['a-1'] as string });
     assert.match((await overdue.textContent()) ?? '', /85,06\s€\s*50,00\s€\s*35,06\s€\s*37 Tage überfällig/);
-    await axe('customer detail');
+    await assertAccessible(page, 'customer detail');
     await screenshot(page, 'customer-detail');
   });
 
   test('the contract list filtered by status, a contract opened by clicks: two billed cycles and the next', async () => {
     await page.goto(`${base}/app/contracts`);
     assert.equal(await page.getByRole('cell', { name: XSS_NAME }).count(), 1);
-    await axe('contracts');
+    await assertAccessible(page, 'contracts');
     await screenshot(page, 'contracts');
     await page.getByLabel('Status').selectOption('active');
     await page.getByRole('button', { name: 'Filtern' }).click();
@@ -136,7 +112,7 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     assert.match((await cycles.first().textContent()) ?? '', /01\.11\.2026 – 30\.11\.2026/);
     const ahead = page.locator('section', { has: page.getByRole('heading', { name: 'Nächste Abrechnungen' }) }).locator('tbody tr');
     assert.match((await ahead.first().textContent()) ?? '', /01\.12\.2026\s*01\.12\.2026 – 31\.12\.2026\s*29,00\s€\s*zzgl\. Nutzung/);
-    await axe('contract detail');
+    await assertAccessible(page, 'contract detail');
     await screenshot(page, 'contract-detail');
     assert.deepEqual(dialogs, [], 'no script of a customer name ran');
   });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { partnerWithOctoberGutschrift, putAgreement, putAttribution, putPartner } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
-import { chromiumMissing, describeViolations, launch, screenshot, seriousViolations } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (revenue share in the app) in Chromium over real HTTP: the statement list, a
 // draft issued from its page by keyboard, the issued statement with its PDF, and an
@@ -15,7 +14,7 @@ const missing = chromiumMissing();
 
 describe('statements and attributions in Chromium', { skip: missing }, () => {
   let t: TestApp;
-  let browser: Browser;
+  let opened: InBrowser;
   let page: Page;
   let base: string;
   let statementId: string;
@@ -38,59 +37,40 @@ describe('statements and attributions in Chromium', { skip: missing }, () => {
     });
     await putCustomer(t, 'kunde-1');
     await putAttribution(t, 'att-1', { agreement_ref: 'ada-ag', customer: { source: 'crm', external_ref: 'kunde-1' } });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launch();
-    // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
-    const context = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('E-Mail-Adresse').fill(t.company.adminEmail);
-    await page.getByLabel('Passwort').fill(t.company.password);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
-    await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
-    await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
-    await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
-    await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    opened = await openInBrowser(t);
+    ({ page, base } = opened);
   });
   after(async () => {
-    await browser?.close();
+    await opened?.close();
     await t?.close();
   });
-
-  const axe = async (name: string) => {
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
-  };
 
   test('the statement list, then a draft issued from its page by keyboard', async () => {
     await page.goto(`${base}/app/statements`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Abrechnungen');
-    await axe('statements');
+    await assertAccessible(page, 'statements');
     await screenshot(page, 'statements');
     await page.getByRole('link', { name: 'Entwurf' }).click();
     await page.waitForURL(new RegExp(`/app/statements/${statementId}$`));
-    await axe('statement draft');
+    await assertAccessible(page, 'statement draft');
     await page.getByRole('button', { name: 'Ausstellen' }).focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/done=issued$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Abrechnung wurde als GS-2026-00001 ausgestellt.');
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Gutschrift GS-2026-00001');
     assert.equal(await page.locator('iframe.pdf').getAttribute('title'), 'Vorschau der Abrechnung (PDF)');
-    await axe('statement detail');
+    await assertAccessible(page, 'statement detail');
     await screenshot(page, 'statement-detail');
   });
 
   test('an attribution confirmed with a click', async () => {
     await page.goto(`${base}/app/attributions`);
-    await axe('attributions');
+    await assertAccessible(page, 'attributions');
     await screenshot(page, 'attributions');
     await page.getByRole('button', { name: 'Beispiel AG für Entwicklerin Ada bestätigen' }).click();
     await page.waitForURL(/done=confirmed$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Die Zuordnung ist bestätigt\./);
     assert.equal(await page.getByRole('button', { name: 'Bestätigen' }).count(), 0);
-    await axe('attributions after the decision');
+    await assertAccessible(page, 'attributions after the decision');
   });
 });
