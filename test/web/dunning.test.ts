@@ -158,12 +158,13 @@ describe('dunning notices in the app', () => {
     assert.deepEqual(parse(audit.before), { status: 'failed', reason: failed.reason, email: null });
     assert.deepEqual(parse(audit.after), { status: 'pending', email: 'neu@beispiel.example', invoice_number: failing.number, level: 0 });
 
-    const mailsBefore = (await outbox(t, s)).length;
+    // The outbox is sorted by file name, not by time: the new mail is the one not there before.
+    const mailsBefore = new Set((await outbox(t, s)).map((mail) => mail.messageId));
     const ran = await drainDueJobs({ db: t.handle.db, clock: t.clock, mailer: t.mailer }, { companyId: t.company.companyId });
     assert.equal(ran.done, 1);
     const sent = await noticeOf(failing.id);
     assert.equal(sent.status, 'sent');
-    const mails = (await outbox(t, s)).slice(mailsBefore);
+    const mails = (await outbox(t, s)).filter((mail) => !mailsBefore.has(mail.messageId));
     assert.equal(mails.length, 1);
     assert.equal(mails[0]!.subject, `Zahlungserinnerung zu Rechnung ${failing.number} von main GmbH`);
     assert.deepEqual(mails[0]!.to && !Array.isArray(mails[0]!.to) ? mails[0]!.to.value.map((a) => a.address) : [], ['neu@beispiel.example']);

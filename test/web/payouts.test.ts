@@ -94,10 +94,10 @@ describe('partners and payout runs in the app', () => {
     const api = await t.request('GET', '/v1/commission-partners/by-ref/crm/gs');
     assert.equal(api.json().iban_masked, 'DE02 •••• 2051');
     // The notice goes out with the next work, once.
-    const mailsBefore = outbox().length;
+    const mailsBefore = new Set(outbox());
     await work('2026-11-21');
     await work('2026-11-21');
-    const mails = outbox().slice(mailsBefore);
+    const mails = outbox().filter((mail) => !mailsBefore.has(mail)); // by content: the folder is not in time order
     assert.equal(mails.length, 1);
     assert.match(mails[0] as string, /Subject: =\?UTF-8\?|Subject: Auszahlungskonto/);
     assert.match(mails[0] as string, /DE02 =?E2=80=A2|DE02 ••••/);
