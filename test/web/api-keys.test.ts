@@ -24,18 +24,6 @@ describe('API keys in the app', () => {
   let keyId: string;
 
   const api = (method: string, url: string, k: string) => t.request(method, url, { key: k, body: method === 'PUT' ? {} : undefined });
-  /** A form post with repeated fields (checkboxes), the CSRF token of the client's last page first. */
-  const postPairs = (client: WebClient, url: string, pairs: [string, string][]) =>
-    t.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        host: 'kontor.test',
-        cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams([['_csrf', /name="_csrf" value="([^"]+)"/.exec(client.lastBody)?.[1] as string], ...pairs]).toString(),
-    });
 
   before(async () => {
     t = await testApp();
@@ -56,7 +44,7 @@ describe('API keys in the app', () => {
     assert.equal(list.status, 200);
     assert.match(list.body, /<h1>API-Schlüssel<\/h1>/);
     assert.match(list.body, /partner:commissions:read<\/code> – Partner, Buchungen und Abrechnungen der Umsatzbeteiligung abrufen/);
-    const created = await postPairs(admin, '/app/api-keys', [
+    const created = await admin.postPairs('/app/api-keys', [
       ['scope', 'partner:invoices:read'],
       ['scope', 'partner:commissions:read'],
       ['expires', ''],

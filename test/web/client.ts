@@ -52,6 +52,21 @@ export class WebClient {
     return this.send('POST', url, { ...(csrf ? { _csrf: csrf } : {}), ...form }, headers);
   }
 
+  /** Posts a form with repeated fields (checkboxes) in order, the CSRF token of the last page first; the raw answer. */
+  postPairs(url: string, pairs: [string, string][]) {
+    return this.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: this.address,
+      headers: {
+        host: 'kontor.test',
+        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams([['_csrf', /name="_csrf" value="([^"]+)"/.exec(this.lastBody)?.[1] as string], ...pairs]).toString(),
+    });
+  }
+
   async signIn(email: string, password: string): Promise<PageResponse> {
     await this.get('/app/sign-in');
     return this.post('/app/sign-in', { email, password });

@@ -29,17 +29,6 @@ describe('webhooks in the app', () => {
 
   const drain = (options: WebhookDeliveryOptions = {}) =>
     webhookDelivery({ db: t.handle.db, sealer }, { log: () => {}, ...options }).drain({ companyId: t.company.companyId });
-  const postPairs = (client: WebClient, url: string, pairs: [string, string][]) =>
-    t.app.inject({
-      method: 'POST',
-      url,
-      headers: {
-        host: 'kontor.test',
-        cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams([['_csrf', /name="_csrf" value="([^"]+)"/.exec(client.lastBody)?.[1] as string], ...pairs]).toString(),
-    });
   const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
 
   before(async () => {
@@ -71,7 +60,7 @@ describe('webhooks in the app', () => {
       ['https://nutzer:geheim@hooks.example/in', /keinen Benutzernamen und kein Passwort/],
       ['', /Bitte geben Sie die Adresse ein/],
     ] as const) {
-      const res = await postPairs(admin, '/app/webhooks', [
+      const res = await admin.postPairs('/app/webhooks', [
         ['url', url],
         ['event', 'invoice.paid'],
       ]);
@@ -82,7 +71,7 @@ describe('webhooks in the app', () => {
     }
     assert.equal(
       (
-        await postPairs(admin, '/app/webhooks', [
+        await admin.postPairs('/app/webhooks', [
           ['url', 'https://ok.example/'],
           ['event', 'invoice.everything'],
         ])
@@ -94,7 +83,7 @@ describe('webhooks in the app', () => {
 
   test('adding an endpoint shows its signing secret once; the list and the audit trail never', async () => {
     await admin.get('/app/webhooks');
-    const res = await postPairs(admin, '/app/webhooks', [
+    const res = await admin.postPairs('/app/webhooks', [
       ['url', receiver.url()],
       ['event', 'invoice.paid'],
       ['event', 'invoice.overdue'],
