@@ -2,11 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isScope, SCOPES, type Scope } from '../../modules/access/api-keys.ts';
 import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '../../modules/access/manage-api-keys.ts';
 import { calendarDate } from '../../shared/clock.ts';
-import { isCalendarDate } from '../../shared/dates.ts';
 import { html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
-import { date, dateTimeFormat } from './money.ts';
+import { date, dateTimeFormat, typedDate } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // API keys of the company (admins only): the list (prefix, scopes, creator, expiry, status;
@@ -28,12 +27,6 @@ type Typed = { scopes: string[]; expires: string };
 type Created = { apiKey: string; scopes: string[]; expiresAt: Date | null };
 
 /** YYYY-MM-DD (the date field) or a German date (31.12.2027); null when it is neither. */
-function parseDate(text: string): string | null {
-  const german = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(text);
-  const iso = german ? `${german[3]}-${(german[2] as string).padStart(2, '0')}-${(german[1] as string).padStart(2, '0')}` : text;
-  return isCalendarDate(iso) ? iso : null;
-}
-
 export function registerApiKeyPages(web: FastifyInstance, deps: ApiKeyPageDeps): void {
   const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, typed?: Typed, created?: Created) => {
     const member = memberOrNoCompanyPage(request, reply);
@@ -122,7 +115,7 @@ ${keys.length > PAGE ? html`<nav class="paging"><a href="/app/api-keys?before=${
     const typed: Typed = { scopes, expires: expiresText };
     const refuse = (code: string) => overview(request, reply, { kind: 'error', text: t.keyErrors[code] ?? request.t.badRequest }, 422, typed);
     if (scopes.length === 0) return refuse('scopes_empty');
-    const expiresOn = expiresText === '' ? undefined : parseDate(expiresText);
+    const expiresOn = expiresText === '' ? undefined : typedDate(expiresText);
     if (expiresOn === null) return refuse('expiry_invalid');
     const chosen = [...new Set(scopes)] as Scope[];
     try {

@@ -5,6 +5,7 @@ import { formatDecimal } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField } from '../layout.ts';
+import { isoOfTyped } from './money.ts';
 
 // The form of a draft written in the app: what a person types (German numbers and dates)
 // turned into the body of POST /invoices that the invoicing module checks and builds
@@ -40,14 +41,6 @@ export function germanDecimal(text: string): string | null {
   if (!match) return null;
   const integer = (match[2] as string).replace(/\./g, '');
   return `${match[1]}${integer}${match[3] !== undefined ? `.${match[3]}` : ''}`;
-}
-
-/** "24.11.2026" or "2026-11-24" → "2026-11-24"; null when it is neither. */
-export function germanDate(text: string): string | null {
-  const s = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return s;
-  const match = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
-  return match ? `${match[3]}-${(match[2] as string).padStart(2, '0')}-${(match[1] as string).padStart(2, '0')}` : null;
 }
 
 /** The form as sent; `more` asks for more rows. */
@@ -123,8 +116,8 @@ export function draftBody(t: Messages, form: DraftForm): { body: AppDraftBody; p
       ...(line.reason.trim() ? { tax_exemption_reason: line.reason.trim() } : {}),
     });
   });
-  const start = germanDate(form.start);
-  const end = form.end.trim() === '' ? start : germanDate(form.end);
+  const start = isoOfTyped(form.start);
+  const end = form.end.trim() === '' ? start : isoOfTyped(form.end);
   if (start === null) own.push({ loc: ['body', 'service_period', 'start'], type: 'format', msg: '' });
   if (end === null) own.push({ loc: ['body', 'service_period', 'end'], type: 'format', msg: '' });
   const terms = form.terms.trim();

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listPeriodLocks, lockPeriod, PeriodLockRefused } from '../../modules/bookkeeping/lock-period.ts';
-import { isCalendarDate } from '../../shared/dates.ts';
 import { html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
-import { date, dateTimeFormat } from './money.ts';
+import { date, dateTimeFormat, typedDate } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Accounting period locks (GoBD "Festschreibung", lock-period.ts): the locks set so far, who
@@ -12,12 +11,6 @@ import { memberOrNoCompanyPage } from './require-member.ts';
 // past today; the form asks before it sends. Admins only, as the other settings.
 
 /** A typed date: 2026-10-31 (the date field) or 31.10.2026 (typed by hand); null when it is none. */
-function typedDate(value: string): string | null {
-  const german = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(value);
-  const iso = german ? `${german[3]}-${german[2]?.padStart(2, '0')}-${german[1]?.padStart(2, '0')}` : value;
-  return isCalendarDate(iso) ? iso : null;
-}
-
 export function registerPeriodLockPages(web: FastifyInstance, deps: WebDeps): void {
   const render = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, typed?: string) => {
     const member = memberOrNoCompanyPage(request, reply);
