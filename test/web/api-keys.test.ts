@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashApiKey } from '../../src/modules/access/api-keys.ts';
 import { createApiKey } from '../../src/modules/access/manage-api-keys.ts';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { countRows, type TestApp, type TestCompany, testApp } from '../helpers/app.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15 (API keys in the app): an admin creates a key with chosen scopes and an optional
 // expiry; it is shown once (no-store), works against the API with exactly those scopes, is
@@ -28,12 +27,7 @@ describe('API keys in the app', () => {
   before(async () => {
     t = await testApp();
     admin = await signedIn(t);
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: 'mitglied@example.com', role: 'member', companyIds: [t.company.companyId] },
-    );
-    member = await signedIn(t, 'ein Passwort für Mitglieder', { ...t.company, adminEmail: invited.email, password: invited.oneTimePassword as string });
+    member = (await signedInMember(t, 'mitglied@example.com')).client;
     other = await t.newCompany('fremd');
     otherKeyId = (await createApiKey(t.handle.db, t.clock, { companyId: other.companyId, creatorEmail: other.adminEmail })).id;
   });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { partnerBalance, postEvent, putAgreement, putAttribution, putPartner } from '../commissions/helpers.ts';
-import { type TestApp, type TestCompany, testApp } from '../helpers/app.ts';
+import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15 (revenue share in the app): attributions proposed while the company wants a person
 // to confirm them (attributions_need_confirmation) — confirmed (the customer's paid revenue
@@ -42,17 +41,7 @@ describe('attributions in the app', () => {
     ids.duelNord = await attribute('duel-nord', 'nord-ag', 'kunde-3');
     ids.duelAda = await attribute('duel-ada', 'ada-ag', 'kunde-3');
     admin = await signedIn(t);
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: memberEmail, role: 'member', companyIds: [t.company.companyId] },
-    );
-    memberId = invited.userId;
-    member = await signedIn(t, 'ein Mitglieds-Passwort 8', {
-      ...t.company,
-      adminEmail: memberEmail,
-      password: invited.oneTimePassword as string,
-    } as TestCompany);
+    ({ client: member, userId: memberId } = await signedInMember(t, memberEmail, 'ein Mitglieds-Passwort 8'));
   });
   after(() => t.close());
 

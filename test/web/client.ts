@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { invitePerson } from '../../src/modules/access/people.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 // A cookie-keeping client of the app's pages over app.inject: what a browser sends (form
@@ -84,4 +85,19 @@ export async function signedIn(t: TestApp, password = 'ein sicheres Passwort 1',
     company.password = password;
   } else if (first.status !== 303) throw new Error(`sign-in failed: ${first.status}`);
   return client;
+}
+
+/** A member of the test company, invited by its admin and signed in (the one-time password changed). */
+export async function signedInMember(
+  t: TestApp,
+  email: string,
+  password = 'ein Passwort für Mitglieder',
+): Promise<{ client: WebClient; userId: string; email: string }> {
+  const invited = await invitePerson(
+    { db: t.handle.db, clock: t.clock },
+    { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
+    { email, role: 'member', companyIds: [t.company.companyId] },
+  );
+  const client = await signedIn(t, password, { ...t.company, adminEmail: invited.email, password: invited.oneTimePassword as string });
+  return { client, userId: invited.userId, email: invited.email };
 }

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { drainDueJobs } from '../../src/jobs/index.ts';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { issueInvoice, outbox, putCustomerOf, recordPayment, runDay, type Scenario, scenario } from '../dunning/helpers.ts';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15, point 2 (dunning): the notices that did not go out, with the reason in German,
 // sent again once the cause is fixed ("Erneut versuchen": the same notice back to the send
@@ -59,13 +58,7 @@ describe('dunning notices in the app', () => {
     otherNoticeId = (await noticeOf(otherInvoice.id)).id;
 
     admin = await signedIn(t);
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: `buchhaltung-${process.pid}@example.com`, role: 'member', companyIds: [t.company.companyId] },
-    );
-    memberId = invited.userId;
-    member = await signedIn(t, 'ein Passwort für Mitglieder', { ...t.company, adminEmail: invited.email, password: invited.oneTimePassword as string });
+    ({ client: member, userId: memberId } = await signedInMember(t, `buchhaltung-${process.pid}@example.com`));
   });
   after(() => t.close());
 

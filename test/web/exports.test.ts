@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import iconv from 'iconv-lite';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15, point 2 (DATEV export): the period form (previous month by default, quick links),
 // the EXTF Buchungsstapel as a download named like the command line's file, read back here;
@@ -38,12 +37,7 @@ describe('DATEV export in the app', () => {
     await putCustomer(t, 'kunde-1');
     invoice = await issueInvoice(t, 'x-1');
     admin = await signedIn(t);
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: `export-${process.pid}@example.com`, role: 'member', companyIds: [t.company.companyId] },
-    );
-    member = await signedIn(t, 'ein Passwort für Mitglieder', { ...t.company, adminEmail: invited.email, password: invited.oneTimePassword as string });
+    member = (await signedInMember(t, `export-${process.pid}@example.com`)).client;
   });
   after(() => t.close());
 

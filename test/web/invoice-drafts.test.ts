@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { extractPages } from '../invoicing/render/pdf-reader.ts';
 import { issueInvoice } from '../payments/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15: a person writes an invoice in the app — the customer found by a search, lines in
 // German notation — and saves a draft through the invoicing module's own builder; refusals
@@ -219,24 +218,14 @@ describe('writing invoices in the app', () => {
   });
 
   test('a member writes and issues invoices too; another company sees neither the customers nor the drafts', async () => {
-    const actor = { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId };
-    const invited = await invitePerson({ db: t.handle.db, clock: t.clock }, actor, {
-      email: 'kollegin@example.com',
-      role: 'member',
-      companyIds: [t.company.companyId],
-    });
-    const member = await signedIn(t, 'ein Passwort für Mitglieder', {
-      ...t.company,
-      adminEmail: 'kollegin@example.com',
-      password: invited.oneTimePassword as string,
-    });
+    const { client: member, userId: memberId } = await signedInMember(t, 'kollegin@example.com');
     await member.get(`/app/invoices/new?customer=${customerId}`);
     const saved = await member.post('/app/invoices/new', form(customerId, GOOD));
     assert.equal(saved.status, 303, saved.body);
     const id = idOf(saved.location);
     await member.get(`/app/invoices/${id}`);
     assert.equal((await member.post(`/app/invoices/${id}/issue`)).status, 303);
-    assert.equal((await auditOf(id))[0]?.user_id, invited.userId);
+    assert.equal((await auditOf(id))[0]?.user_id, memberId);
 
     const other = await t.newCompany('fremd');
     const stranger = await signedIn(t, 'ein anderes Passwort', other);

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { partnerBalance, postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
-import { sealer, type TestApp, type TestCompany, testApp } from '../helpers/app.ts';
+import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15 (revenue share in the app): the statement list and a statement's page with its
 // person-side steps — issue a draft, send it (over a real SMTP server in this process),
@@ -89,16 +88,7 @@ describe('revenue-share statements in the app', () => {
     }
     admin = await signedIn(t);
     memberEmail = 'sachbearbeiterin@example.com';
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: memberEmail, role: 'member', companyIds: [t.company.companyId] },
-    );
-    member = await signedIn(t, 'ein Mitglieds-Passwort 7', {
-      ...t.company,
-      adminEmail: memberEmail,
-      password: invited.oneTimePassword as string,
-    } as TestCompany);
+    member = (await signedInMember(t, memberEmail, 'ein Mitglieds-Passwort 7')).client;
   });
   after(async () => {
     await t.close();

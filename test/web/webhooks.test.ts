@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { invitePerson } from '../../src/modules/access/people.ts';
 import { addWebhookEndpoint, dispatchEvents, type WebhookDeliveryOptions, webhookDelivery } from '../../src/modules/webhooks/index.ts';
 import { countRows, sealer, type TestApp, type TestCompany, testApp } from '../helpers/app.ts';
 import { type Receiver, record, startReceiver } from '../webhooks/helpers.ts';
-import { signedIn, type WebClient } from './client.ts';
+import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15 (webhooks in the app): an admin adds an endpoint (URL checked, chosen event kinds)
 // and sees its signing secret once; the endpoint's page lists its deliveries with every
@@ -34,12 +33,7 @@ describe('webhooks in the app', () => {
   before(async () => {
     t = await testApp();
     admin = await signedIn(t);
-    const invited = await invitePerson(
-      { db: t.handle.db, clock: t.clock },
-      { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId },
-      { email: 'mitglied@example.com', role: 'member', companyIds: [t.company.companyId] },
-    );
-    member = await signedIn(t, 'ein Passwort für Mitglieder', { ...t.company, adminEmail: invited.email, password: invited.oneTimePassword as string });
+    member = (await signedInMember(t, 'mitglied@example.com')).client;
     other = await t.newCompany('fremd');
     otherEndpointId = (await addWebhookEndpoint(t.handle.db, t.clock, sealer, { companyId: other.companyId, url: 'https://fremd.example/hook' })).id;
     receiver = await startReceiver((_request, response) => {
