@@ -17,17 +17,11 @@ import { memberOrNoCompanyPage } from './require-member.ts';
 const KEY_ID = /^key_[0-9a-z]{26}$/;
 const PAGE = 50;
 
-/**
- * The app's dependencies, and what the process does after a revocation: drop the API's cached
- * key look-ups (http/auth.ts), so the revoked key is refused at once, not within seconds.
- */
-export type ApiKeyPageDeps = WebDeps;
-
 type Typed = { scopes: string[]; expires: string };
 type Created = { apiKey: string; scopes: string[]; expiresAt: Date | null };
 
 /** YYYY-MM-DD (the date field) or a German date (31.12.2027); null when it is neither. */
-export function registerApiKeyPages(web: FastifyInstance, deps: ApiKeyPageDeps): void {
+export function registerApiKeyPages(web: FastifyInstance, deps: WebDeps): void {
   const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, typed?: Typed, created?: Created) => {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
