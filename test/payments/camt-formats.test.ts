@@ -160,7 +160,9 @@ describe('camt.052, camt.053 and camt.054 in every version from .02 to .13', () 
         const v = String(version).padStart(2, '0');
         assert.equal(parsed.format, `${message}.001.${v}`);
         assert.equal(parsed.kind, { 'camt.052': 'report', 'camt.053': 'statement', 'camt.054': 'notification' }[message]);
-        assert.deepEqual(parsed.statements, [{ id: 'DAY-2026-11-21', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR' }]);
+        // Balances as written (500.00 → 615.18); a notification has none.
+        const [opening, closing] = message === 'camt.054' ? [null, null] : ['500', '615.18'];
+        assert.deepEqual(parsed.statements, [{ id: 'DAY-2026-11-21', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR', opening, closing }]);
         assert.deepEqual(parsed.entries.map(booking), DAY_ENTRIES, `version .${v}`);
         for (const entry of parsed.entries) keys.add(entry.key);
       }
@@ -287,7 +289,10 @@ describe('camt.052 intraday reports', () => {
     const parsed = parseStatement(fixture('camt052-v08.xml'));
     assert.equal(parsed.format, 'camt.052.001.08');
     assert.equal(parsed.kind, 'report');
-    assert.deepEqual(parsed.statements, [{ id: '052-2026-11-23-1400', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR' }]);
+    // OPBD 1000.00, ITBD 1099.01 (the report's closing figure).
+    assert.deepEqual(parsed.statements, [
+      { id: '052-2026-11-23-1400', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR', opening: '1000', closing: '1099.01' },
+    ]);
     assert.deepEqual(
       parsed.entries.map((e) => [e.status, e.direction, e.amount, e.bookingDate, e.bankReference]),
       [
@@ -319,7 +324,9 @@ describe('camt.054 notifications', () => {
     assert.equal(notification.format, 'camt.054.001.08');
     assert.equal(notification.kind, 'notification');
     assert.equal(statement.format, 'camt.053.001.08');
-    assert.deepEqual(notification.statements, [{ id: '054-2026-11-23-0007', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR' }]);
+    assert.deepEqual(notification.statements, [
+      { id: '054-2026-11-23-0007', iban: COMPANY_IBAN, account: COMPANY_IBAN, currency: 'EUR', opening: null, closing: null },
+    ]);
     const announced = notification.entries[0]!;
     const booked = statement.entries.find((e) => e.direction === 'credit')!;
     assert.deepEqual(booking(announced), booking(booked));

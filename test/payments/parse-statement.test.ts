@@ -19,7 +19,10 @@ describe('parseStatement: camt.053.001.02', () => {
 
   test('reads format, account and entries with plain Sts and Dbtr/Nm', () => {
     assert.equal(statement.format, 'camt.053.001.02');
-    assert.deepEqual(statement.statements, [{ id: '052C20261120-0001', iban: 'DE89370400440532013000', account: 'DE89370400440532013000', currency: 'EUR' }]);
+    // PRCD 1000.00, CLBD 1055.06.
+    assert.deepEqual(statement.statements, [
+      { id: '052C20261120-0001', iban: 'DE89370400440532013000', account: 'DE89370400440532013000', currency: 'EUR', opening: '1000', closing: '1055.06' },
+    ]);
     assert.equal(statement.entries.length, 3);
     const [credit, debit, pending] = statement.entries;
     assert.deepEqual(
@@ -111,7 +114,10 @@ describe('parseStatement: MT940 with German :86: subfields', () => {
 
   test('reads balances, :61: lines and the SEPA identifiers in ?20–?29 (SVWZ+ continued over subfields)', () => {
     assert.equal(statement.format, 'mt940');
-    assert.deepEqual(statement.statements, [{ id: 'STARTUMSE 00012/001', iban: 'DE89370400440532013000', account: '37040044/0532013000', currency: 'EUR' }]);
+    // :60F:C…1000,00 and :62F:C…1095,06.
+    assert.deepEqual(statement.statements, [
+      { id: 'STARTUMSE 00012/001', iban: 'DE89370400440532013000', account: '37040044/0532013000', currency: 'EUR', opening: '1000', closing: '1095.06' },
+    ]);
     const [credit, debit, second] = statement.entries;
     assert.equal(credit!.amount, '85.06');
     assert.equal(credit!.bookingDate, '2026-11-20');

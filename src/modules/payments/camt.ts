@@ -37,7 +37,6 @@ function readCamt(bytes: Buffer): UnkeyedStatement {
   items.forEach((item, statementIndex) => {
     const where = `camt ${message.label} ${text(item?.Id) ?? `no. ${statementIndex + 1}`}`;
     const info = statementInfo(item, statementIndex, message, where);
-    statements.push(info);
     const day = coveredDay(item, message, container?.GrpHdr);
     let undated = 0;
     const own = list(item?.Ntry).map((raw, i) => {
@@ -56,7 +55,7 @@ function readCamt(bytes: Buffer): UnkeyedStatement {
         where,
         cause: `${undated === 1 ? 'an entry without booking date is' : `${undated} entries without booking date are`} booked on ${day}, the day the ${message.label} covers`,
       });
-    checkBalances(item, own, where, message);
+    statements.push({ ...info, ...checkBalances(item, own, where, message) });
     entries.push(...own);
   });
   return {
@@ -92,7 +91,7 @@ const shown = (value: DecimalValue) => displayAmount(value.toFixed());
 
 const cleanIban = (iban: string) => iban.replace(/\s+/g, '').toUpperCase();
 
-function statementInfo(item: Node, index: number, message: CamtMessage, where: string): StatementInfo {
+function statementInfo(item: Node, index: number, message: CamtMessage, where: string): Omit<StatementInfo, 'opening' | 'closing'> {
   const id = text(item?.Id) ?? `${message.label} ${index + 1}`;
   if (id.length > 140) throw new StatementError(`camt ${message.label} no. ${index + 1}: its Id is longer than 140 characters`);
   const iban = text(item?.Acct?.Id?.IBAN);
@@ -131,7 +130,14 @@ function dateIn(node: Node, name: string, where: string): string | null {
   return value?.date ?? null;
 }
 
-type EntryContext = { info: StatementInfo; statementIndex: number; position: number; where: string; day: string | null; notes: StatementNote[] };
+type EntryContext = {
+  info: Omit<StatementInfo, 'opening' | 'closing'>;
+  statementIndex: number;
+  position: number;
+  where: string;
+  day: string | null;
+  notes: StatementNote[];
+};
 
 function parseEntry(ntry: Node, { info, statementIndex, position, where, day, notes }: EntryContext): UnkeyedEntry {
   const { amount, currency: amountCurrency } = amountOf(ntry?.Amt, where);
@@ -232,18 +238,19 @@ function transactionsOf(
 
 /**
  * Opening (OPBD, PRCD) + booked entries = closing (CLBD; in a report also the intraday
- * ITBD), checked when the Stmt/Rpt carries both; a notification has no balances.
+ * ITBD), checked when the Stmt/Rpt carries both; a notification has no balances. Returns
+ * the two (signed decimal strings, null when absent).
  */
-function checkBalances(item: Node, entries: UnkeyedEntry[], where: string, message: CamtMessage): void {
+function checkBalances(item: Node, entries: UnkeyedEntry[], where: string, message: CamtMessage): { opening: string | null; closing: string | null } {
   const balances = list(item?.Bal).map((bal) => ({ code: text(bal?.Tp?.CdOrPrtry?.Cd)?.toUpperCase() ?? null, bal }));
   const find = (code: string) => balances.find((b) => b.code === code);
   const opening = find('OPBD') ?? find('PRCD');
   const closing = find('CLBD') ?? (message.kind === 'report' ? find('ITBD') : undefined);
-  if (!opening || !closing) return;
   const signed = (balance: { code: string | null; bal: Node }) => {
     const { amount } = amountOf(balance.bal?.Amt, `${where}: balance ${balance.code}`);
     return text(balance.bal?.CdtDbtInd) === 'DBIT' ? decimal(amount).negated() : decimal(amount);
   };
+  if (!opening || !closing) return { opening: opening ? signed(opening).toFixed() : null, closing: closing ? signed(closing).toFixed() : null };
   const open = signed(opening);
   const close = signed(closing);
   const moved = entries
@@ -253,4 +260,5 @@ function checkBalances(item: Node, entries: UnkeyedEntry[], where: string, messa
     throw new StatementError(
       `${where}: opening balance ${shown(open)} + entries ${shown(moved)} ≠ ${closing.code === 'ITBD' ? 'intraday' : 'closing'} balance ${shown(close)}; the file does not add up: download it again from online banking`,
     );
+  return { opening: open.toFixed(), closing: close.toFixed() };
 }

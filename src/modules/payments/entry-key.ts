@@ -16,8 +16,10 @@ import type { ParsedStatement, StatementInfo, UnkeyedEntry, UnkeyedStatement } f
 // - the occurrence among entries with the same content in the whole file: two equal
 //   transfers on one day are two payments, also when the day is split over two statement
 //   parts (:62M:/:60M:); the same day exported again numbers them the same.
-// A statement the file repeats as a whole (same id, account and entries) gets the keys of
-// its first copy, so its entries count as the duplicates they are.
+// A statement the file repeats as a whole (same id, account, balances and entries) gets the
+// keys of its first copy, so its entries count as the duplicates they are. Parts under one
+// id whose balances follow on (N26 writes every part of a day with the same :28C:) are no
+// repeat: the balances prove each part's bookings real.
 // Entries that are not booked (PDNG, INFO) carry their status, so the booked entry that
 // follows under the same reference is not taken for a duplicate.
 //
@@ -109,7 +111,9 @@ function repeatedStatements(entries: readonly UnkeyedEntry[], identities: readon
     const info = statements[index];
     // Without the statement's id and account nothing tells a repeat from a second part.
     if (!info) continue;
-    const signature = sha256(JSON.stringify([info.id, info.account, part.contents]));
+    // Parts of a split day (N26: :62M:/:60M: under one :28C:) may book the same: their
+    // balances follow on (0 → 12, 12 → 24), a repeat's are the same (0 → 12, 0 → 12).
+    const signature = sha256(JSON.stringify([info.id, info.account, info.opening, info.closing, part.contents]));
     const earlier = first.get(signature);
     if (earlier === undefined) first.set(signature, part.start);
     else repeats.set(index, { start: earlier, ownStart: part.start });

@@ -182,7 +182,14 @@ function readMessage(message: MtMessage, last: boolean, ctx: Context) {
   const account = accountField.lines[0]!.slice(0, 35).trim();
   const iban = accountIban(account);
   const statementIndex = ctx.statements.length;
-  ctx.statements.push({ id, iban, account, currency });
+  ctx.statements.push({
+    id,
+    iban,
+    account,
+    currency,
+    opening: opening && signedValue(opening).toFixed(),
+    closing: closing && signedValue(closing).toFixed(),
+  });
 
   let moved = decimal('0');
   let entry: { line: MtField; details: string[][] } | null = null;

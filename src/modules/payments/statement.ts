@@ -54,6 +54,13 @@ export type StatementInfo = {
   /** The account as the file names it. */
   account: string;
   currency: string | null;
+  /**
+   * Opening and closing balance as signed decimal strings ("12", "-4.5"), null where the
+   * file has none: a part that repeats another (same id, account and entries) is only a
+   * repeat when these are the same too (entry-key.ts).
+   */
+  opening: string | null;
+  closing: string | null;
 };
 
 /**
