@@ -35,7 +35,12 @@ export type CustomerDetails = {
 
 const missing = (label: string, what: string) => `${label}: ${what} fehlt.`;
 
-export function checkIssuingDetails(company: CompanyDetails, customer: CustomerDetails, verdict: VatVerdict): string[] {
+/**
+ * The German sentences of every missing detail. `verdict` is null when none could be reached
+ * (the customer has no country; that is one of the sentences). Never throws, whatever of the
+ * customer's optional details is missing.
+ */
+export function checkIssuingDetails(company: CompanyDetails, customer: CustomerDetails, verdict: VatVerdict | null): string[] {
   const messages: string[] = [];
   const firm = 'Unternehmen';
   if (!company.street) messages.push(missing(firm, 'die Straße'));

@@ -21,16 +21,21 @@ export function issuingVerdict(
   { company, customer, lines }: Pick<IssueInputs, 'company' | 'customer' | 'lines'>,
   options: { domesticSupplyConfirmed?: boolean } = {},
 ): { verdict: VatVerdict; messages: string[] } {
-  const verdict = decideVat(
-    {
-      company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
-      customer: { countryCode: customer.country_code ?? '', customerType: customer.customer_type, vatId: customer.vat_id },
-      lines,
-    },
-    options,
-  );
-  const messages = [...checkIssuingDetails(company, customer, verdict.verdict), ...(customer.country_code ? verdict.messages : [])];
-  return { verdict: verdict.verdict, messages };
+  // Without the customer's country there is no verdict to reach (the upsert allows a customer
+  // without one): the checks name the missing country, and nothing is guessed for it.
+  const decided = customer.country_code
+    ? decideVat(
+        {
+          company: { smallBusiness: company.small_business, euDistanceThresholdExceeded: company.eu_distance_threshold_exceeded },
+          customer: { countryCode: customer.country_code, customerType: customer.customer_type, vatId: customer.vat_id },
+          lines,
+        },
+        options,
+      )
+    : null;
+  const messages = [...checkIssuingDetails(company, customer, decided?.verdict ?? null), ...(decided?.messages ?? [])];
+  // 'domestic' stands in when there is no verdict: the messages then name the missing country, so it is never issued.
+  return { verdict: decided?.verdict ?? 'domestic', messages };
 }
 
 export function paymentTermsDays(company: CompanyRow, body: Pick<CreateInvoiceBody, 'payment_terms_days'>): number {

@@ -13,7 +13,14 @@ export type VerdictInput = {
 export type VerdictResult = { verdict: VatVerdict; messages: string[] };
 
 const COUNTRY_NAMES = new Intl.DisplayNames(['de'], { type: 'region' });
-const countryName = (code: string) => COUNTRY_NAMES.of(code) ?? code;
+/** The German name of a country; the code itself for one ICU does not know (Intl throws on a malformed code). */
+function countryName(code: string): string {
+  try {
+    return COUNTRY_NAMES.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
 
 function zeroOnly(lines: VerdictInput['lines'], why: string): string[] {
   return lines.flatMap((line, i) => (line.vatRate === 0 ? [] : [`Position ${i + 1} hat ${line.vatRate} % Umsatzsteuer; ${why} ist nur 0 % zulässig.`]));
