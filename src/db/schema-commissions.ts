@@ -2,7 +2,7 @@ import type { ColumnType } from 'kysely';
 import type { Timestamp } from './schema.ts';
 
 // Row types of the revenue-share tables (migrations/0015_commission_partners.sql,
-// 0016_commission_agreements.sql, 0017_commission_ledger.sql). Dates
+// 0016_commission_agreements.sql, 0017_commission_ledger.sql, 0030_ledger_facts.sql). Dates
 // 'YYYY-MM-DD', bigints numbers (cents), timestamps Date.
 
 export type PartnerKind = 'sales_partner' | 'developer' | 'other';
@@ -133,7 +133,7 @@ export interface CommissionAttributionsTable {
   updated_at: Timestamp;
 }
 
-export type RevenueEventKind = 'api' | 'invoice_payment';
+export type RevenueEventKind = 'api' | 'invoice_payment' | 'invoice_payment_reversal';
 
 export interface RevenueEventsTable {
   company_id: string;
@@ -151,6 +151,14 @@ export interface RevenueEventsTable {
   invoice_id: string | null;
   allocation_id: string | null;
   created_at: Timestamp;
+  /** Order of writing (migrations/0030_ledger_facts.sql). */
+  seq: ColumnType<number, never, never>;
+  /** For 'invoice_payment_reversal': the bank side's id of the debit's application to the invoice. */
+  reversal_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** For the invoice kinds: the invoice's amount_paid before, the amount paid or taken back, its gross (cents). */
+  paid_before_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  paid_cents: ColumnType<number | null, number | null | undefined, number | null>;
+  gross_cents: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface RevenueEventLinesTable {
@@ -194,6 +202,10 @@ export interface CommissionEntriesTable {
   reverses_entry_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A refund's or reversal's entry: the revenue event whose entry it reverses (0030). */
+  reverses_event_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A correction: the entry it corrects (0030). */
+  corrects_entry_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CommissionLedgerTables {

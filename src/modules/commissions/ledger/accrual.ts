@@ -76,20 +76,32 @@ export function agreementRunsOn(agreement: LedgerAgreement, day: string): boolea
   return covers(agreement.startDate, agreement.endDate, day) && (agreement.accrueFrom === null || day >= agreement.accrueFrom);
 }
 
+/** What accrue reports about first-paid anchors besides the accruals. */
+export type AnchorEvents = {
+  /** The revenue sets the anchor (none was stored): it qualifies with a non-zero basis, whatever its amount. */
+  set?(agreementId: string, customerKey: string, day: string): void;
+  /** The revenue qualifies but was paid before the stored anchor: the anchor must move (the ledger of the customer is computed again). */
+  before?(agreementId: string, customerKey: string): void;
+};
+
 /**
  * The entries one paid revenue earns: one per qualifying agreement — an agreement for all
  * customers, or one the customer is attributed to (active attribution covering the paid
  * day) — running on the paid day, with a non-zero basis in its product scope, a tier for
  * the contract month, and a non-zero amount. `anchorOf` gives the stored first-paid day of
- * an agreement and customer ('' for revenue without one), if any.
+ * an agreement and customer ('' for revenue without one), if any: the earliest paid day of
+ * the customer's qualifying revenue (issue 24), so revenue is never paid before it unless
+ * it is new and moves it (`anchors.before`).
  */
 export function accrue(
   revenue: PaidRevenue,
   agreements: Iterable<LedgerAgreement>,
   attributions: readonly LedgerAttribution[],
   anchorOf: (agreementId: string, customerKey: string) => string | undefined,
+  anchors: AnchorEvents = {},
 ): Accrual[] {
   const accruals: Accrual[] = [];
+  const customerKey = revenue.customerId ?? '';
   for (const agreement of agreements) {
     if (!agreementRunsOn(agreement, revenue.paidOn)) continue;
     let anchor: string | undefined;
@@ -104,13 +116,16 @@ export function accrue(
       if (starts.length === 0) continue;
       if (agreement.anchor === 'attribution_start') anchor = starts[0];
     }
-    if (agreement.anchor === 'first_paid_revenue') {
-      anchor = anchorOf(agreement.id, revenue.customerId ?? '');
-      if (anchor === undefined) anchor = newAnchor = revenue.paidOn;
-    }
     const basisCents = revenue.basisFor(agreement.productIds);
     if (basisCents === 0n) continue;
-    // Revenue reported late, paid before the anchor already set: it counts as month 1.
+    if (agreement.anchor === 'first_paid_revenue') {
+      anchor = anchorOf(agreement.id, customerKey);
+      if (anchor === undefined) {
+        anchor = newAnchor = revenue.paidOn;
+        anchors.set?.(agreement.id, customerKey, newAnchor);
+      } else if (revenue.paidOn < anchor) anchors.before?.(agreement.id, customerKey);
+    }
+    // Never before month 1 (a revenue paid before the anchor moves it: see anchors.before).
     const month = Math.max(1, contractMonth(anchor as string, revenue.paidOn));
     const percent = tierPercent(agreement.tiers, month);
     if (percent === null) continue;

@@ -5,13 +5,18 @@ import { newId } from '../../../shared/ids.ts';
 import { centsNumber } from '../../../shared/money.ts';
 import { paidShare } from './accrual.ts';
 import { loadLedgerContext } from './ledger-context.ts';
-import { accrueRevenue, type EntryRow, entryRows, insertLedgerEntries } from './write-entries.ts';
+import { lockLedgers } from './ledger-locks.ts';
+import { reconcileCustomers } from './reconcile-customers.ts';
+import { accrueRevenue, type EntryRow, entryRows, insertLedgerEntries, storeNewAnchors } from './write-entries.ts';
 
 // The revenue share of invoice payments (design §6): the bank import hands over every payment
 // it books, in its own transaction. A payment earns on the invoice's net pro rata of its
-// gross (paidShare: counted cumulatively, so an invoice paid in parts earns exactly its net);
-// each payment that earns anything becomes a revenue event of kind invoice_payment with its
-// entries. An over-payment beyond the gross earns nothing.
+// gross (paidShare: counted cumulatively, so an invoice paid in parts earns exactly its net).
+// Every payment is kept as a revenue event of kind invoice_payment — also one that earns
+// nothing yet, since an attribution reported later may make it earn (issue 24) — with what
+// the invoice had before it; its entries have source_type invoice. An over-payment beyond
+// the gross earns nothing. A payment paid before a customer's first-paid anchor moves the
+// anchor: that customer's ledger is computed again (reconcile-customers.ts).
 
 export type InvoicePaymentShare = {
   /** The payment (payment_allocations.id). */
@@ -29,10 +34,15 @@ export type InvoicePaymentShare = {
 
 const CHUNK = 5000;
 
+/** Books the payments' revenue share; returns the number of entries written. */
 export async function accrueInvoicePayments(trx: Trx, companyId: string, payments: readonly InvoicePaymentShare[], now: Date): Promise<number> {
   if (payments.length === 0) return 0;
-  const ctx = await loadLedgerContext(trx, companyId, new Set(payments.map((p) => p.customerId)));
-  if (!ctx) return 0;
+  const customers = new Set(payments.map((p) => p.customerId));
+  await lockLedgers(
+    trx,
+    companyId,
+    [...customers].map((id) => [id, 'shared']),
+  );
   const invoiceIds = [...new Set(payments.map((p) => p.invoiceId))];
   const lines = new Map<string, { net: bigint; productId: string | null }[]>();
   const periods = new Map<string, string>();
@@ -54,34 +64,52 @@ export async function accrueInvoicePayments(trx: Trx, companyId: string, payment
     for (const row of invoices) periods.set(row.id, row.service_period_start);
   }
 
-  const events: Parameters<typeof insertPaymentEvents>[2] = [];
+  const shareOf = (payment: InvoicePaymentShare, net: bigint) =>
+    paidShare(net, BigInt(payment.grossCents), BigInt(payment.paidBeforeCents), BigInt(payment.amountCents));
+  const netOf = (payment: InvoicePaymentShare, productIds: ReadonlySet<string> | null) =>
+    (lines.get(payment.invoiceId) ?? []).reduce(
+      (sum, line) => (productIds === null || (line.productId !== null && productIds.has(line.productId)) ? sum + line.net : sum),
+      0n,
+    );
+  // Every payment is a fact, in the order the bank import applied them (seq).
+  const events = payments.map((payment) => ({ id: newId('rev'), payment }));
+  await insertPaymentEvents(
+    trx,
+    companyId,
+    events.map(({ id, payment }) => ({ id, payment, netCents: shareOf(payment, netOf(payment, null)) })),
+    now,
+  );
+
+  const ctx = await loadLedgerContext(trx, companyId, customers);
+  if (!ctx) return 0;
+  const late = new Set<string>();
   const entries: EntryRow[] = [];
-  for (const payment of payments) {
-    const invoiceLines = lines.get(payment.invoiceId) ?? [];
-    const gross = BigInt(payment.grossCents);
-    const share = (net: bigint) => paidShare(net, gross, BigInt(payment.paidBeforeCents), BigInt(payment.amountCents));
-    const eventId = newId('rev');
+  // In paid-day order: the first qualifying payment of a customer sets its anchor.
+  const byPaidDay = [...events].sort((a, b) => (a.payment.paidOn < b.payment.paidOn ? -1 : a.payment.paidOn > b.payment.paidOn ? 1 : 0));
+  for (const { id, payment } of byPaidDay) {
     const revenue = {
       customerId: payment.customerId,
       paidOn: payment.paidOn,
       paidAt: payment.paidAt,
-      eventId,
+      eventId: id,
       sourceType: 'invoice' as const,
       sourceId: payment.invoiceId,
       servicePeriodStart: periods.get(payment.invoiceId) ?? payment.paidOn,
-      basisFor: (productIds: ReadonlySet<string> | null) =>
-        share(
-          invoiceLines.reduce((sum, line) => (productIds === null || (line.productId !== null && productIds.has(line.productId)) ? sum + line.net : sum), 0n),
-        ),
+      basisFor: (productIds: ReadonlySet<string> | null) => shareOf(payment, netOf(payment, productIds)),
     };
-    const accruals = accrueRevenue(ctx, revenue);
-    if (accruals.length === 0) continue;
-    events.push({ id: eventId, payment, netCents: share(invoiceLines.reduce((sum, line) => sum + line.net, 0n)) });
+    const accruals = accrueRevenue(ctx, revenue, () => late.add(payment.customerId));
     entries.push(...entryRows(companyId, revenue, accruals, now));
   }
-  await insertPaymentEvents(trx, companyId, events, now);
-  await insertLedgerEntries(trx, companyId, ctx, entries);
-  return entries.length;
+  if (late.size === 0) {
+    await insertLedgerEntries(trx, companyId, ctx, entries);
+    return entries.length;
+  }
+  // Paid before a customer's anchor: those customers' ledgers are computed again.
+  await storeNewAnchors(trx, companyId, ctx, late);
+  const fast = entries.filter((row) => !late.has(row.customer_id as string));
+  await insertLedgerEntries(trx, companyId, ctx, fast);
+  const again = await reconcileCustomers(trx, companyId, late, now);
+  return fast.length + again.length;
 }
 
 async function insertPaymentEvents(trx: Trx, companyId: string, events: { id: string; payment: InvoicePaymentShare; netCents: bigint }[], now: Date) {
@@ -99,6 +127,9 @@ async function insertPaymentEvents(trx: Trx, companyId: string, events: { id: st
       customer_id: 'text',
       invoice_id: 'text',
       allocation_id: 'text',
+      paid_before_cents: 'bigint',
+      paid_cents: 'bigint',
+      gross_cents: 'bigint',
       created_at: 'timestamptz',
     },
     events.map(({ id, payment, netCents }) => ({
@@ -111,6 +142,9 @@ async function insertPaymentEvents(trx: Trx, companyId: string, events: { id: st
       customer_id: payment.customerId,
       invoice_id: payment.invoiceId,
       allocation_id: payment.allocationId,
+      paid_before_cents: payment.paidBeforeCents,
+      paid_cents: payment.amountCents,
+      gross_cents: payment.grossCents,
       created_at: now,
     })),
   );

@@ -41,6 +41,8 @@ const ENTRY_COLUMNS: ColumnTypes<'commission_entries'> = {
   status: 'text',
   statement_id: 'text',
   reverses_entry_id: 'text',
+  reverses_event_id: 'text',
+  corrects_entry_id: 'text',
   created_at: 'timestamptz',
   updated_at: 'timestamptz',
 };
@@ -50,26 +52,30 @@ export async function insertEntryRows(trx: Trx, rows: readonly EntryRow[]): Prom
   if (rows.length > 0) await bulkInsert(trx, 'commission_entries', ENTRY_COLUMNS, rows);
 }
 
-/** The accruals of one revenue against the context; anchors it sets are visible to the next. */
-export function accrueRevenue(ctx: LedgerContext, revenue: PaidRevenue): Accrual[] {
+/**
+ * The accruals of one revenue against the context; anchors it sets are visible to the next.
+ * `onBeforeAnchor` hears of a revenue paid before a stored first-paid anchor it qualifies
+ * under (the anchor must move: the caller computes the customer's ledger again).
+ */
+export function accrueRevenue(ctx: LedgerContext, revenue: PaidRevenue, onBeforeAnchor?: () => void): Accrual[] {
   const attributions = revenue.customerId === null ? [] : (ctx.attributionsOf.get(revenue.customerId) ?? []);
   // Candidates: the agreements for all customers and those the customer is attributed to.
   const candidates = new Set(ctx.forAllCustomers);
   for (const attribution of attributions) candidates.add(ctx.byId.get(attribution.agreementId) as LedgerAgreement);
-  const accruals = accrue(
+  return accrue(
     revenue,
     [...candidates].sort((a, b) => (a.id < b.id ? -1 : 1)),
     attributions,
     (agreementId, customerKey) => ctx.anchors.get(anchorKey(agreementId, customerKey)),
+    {
+      set: (agreementId, customerKey, anchorDate) => {
+        const key = anchorKey(agreementId, customerKey);
+        ctx.anchors.set(key, anchorDate);
+        ctx.newAnchors.set(key, { agreementId, customerKey, anchorDate });
+      },
+      ...(onBeforeAnchor ? { before: onBeforeAnchor } : {}),
+    },
   );
-  for (const accrual of accruals) {
-    if (accrual.newAnchor === null) continue;
-    const customerKey = revenue.customerId ?? '';
-    const key = anchorKey(accrual.agreement.id, customerKey);
-    ctx.anchors.set(key, accrual.newAnchor);
-    ctx.newAnchors.set(key, { agreementId: accrual.agreement.id, customerKey, anchorDate: accrual.newAnchor });
-  }
-  return accruals;
 }
 
 /** The entry rows of a revenue's accruals (status open). */
@@ -100,21 +106,26 @@ export function entryRows(companyId: string, revenue: LedgerRevenue, accruals: r
 
 /**
  * Stores the anchors the batch set (a concurrent batch that set one first makes this one
- * start over, so month numbers never disagree), the entries, and moves the balances.
+ * start over, so month numbers never disagree), except those of the customers' keys in
+ * `except` (their ledger is computed again, anchors included).
  */
+export async function storeNewAnchors(trx: Trx, companyId: string, ctx: LedgerContext, except: ReadonlySet<string> = new Set()): Promise<void> {
+  const anchors = [...ctx.newAnchors.values()].filter((a) => !except.has(a.customerKey));
+  ctx.newAnchors.clear();
+  if (anchors.length === 0) return;
+  const inserted = await bulkInsert(
+    trx,
+    'commission_anchors',
+    { company_id: 'text', agreement_id: 'text', customer_key: 'text', anchor_date: 'date' },
+    anchors.map((a) => ({ company_id: companyId, agreement_id: a.agreementId, customer_key: a.customerKey, anchor_date: a.anchorDate })),
+    { onConflictDoNothing: true, returning: 'agreement_id' },
+  );
+  if (inserted.length !== anchors.length) throw new RetryTransaction();
+}
+
+/** Stores the anchors the batch set (storeNewAnchors), the entries, and moves the balances. */
 export async function insertLedgerEntries(trx: Trx, companyId: string, ctx: LedgerContext, rows: readonly EntryRow[]): Promise<void> {
-  const anchors = [...ctx.newAnchors.values()];
-  if (anchors.length > 0) {
-    const inserted = await bulkInsert(
-      trx,
-      'commission_anchors',
-      { company_id: 'text', agreement_id: 'text', customer_key: 'text', anchor_date: 'date' },
-      anchors.map((a) => ({ company_id: companyId, agreement_id: a.agreementId, customer_key: a.customerKey, anchor_date: a.anchorDate })),
-      { onConflictDoNothing: true, returning: 'agreement_id' },
-    );
-    if (inserted.length !== anchors.length) throw new RetryTransaction();
-    ctx.newAnchors.clear();
-  }
+  await storeNewAnchors(trx, companyId, ctx);
   if (rows.length === 0) return;
   await insertEntryRows(trx, rows);
   const deltas = new BalanceDeltas();

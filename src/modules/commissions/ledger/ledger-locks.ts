@@ -1,0 +1,29 @@
+import { sql } from 'kysely';
+import type { Trx } from '../../../db/transaction.ts';
+
+// One lock per customer's ledger (and one for the company's revenue without a customer), held
+// to the end of the transaction (issue 24). Writing new revenue in the fast path takes it
+// shared: batches of new revenue for one customer run side by side. Computing a customer's
+// entries again (a late fact, a refund, a reversal) takes it exclusive: it waits for the
+// batches that are writing the customer's revenue and they wait for it, so neither works from
+// facts the other has not committed. PostgreSQL advisory locks keyed by a hash of company and
+// customer (a collision only makes two customers wait for each other). Taken in one statement
+// in key order, so two transactions never take them in opposite orders.
+
+const LEDGER_LOCK_SEED = 24;
+
+export type LedgerLockMode = 'shared' | 'exclusive';
+
+/** Locks the ledgers of these customers (null: revenue without a customer); exclusive wins when a customer is named twice. */
+export async function lockLedgers(trx: Trx, companyId: string, locks: Iterable<[customerId: string | null, mode: LedgerLockMode]>): Promise<void> {
+  const modes = new Map<string, boolean>();
+  for (const [customerId, mode] of locks) {
+    const key = `${companyId}\n${customerId ?? ''}`;
+    modes.set(key, (modes.get(key) ?? false) || mode === 'exclusive');
+  }
+  if (modes.size === 0) return;
+  await sql`
+    select case when s.x then pg_advisory_xact_lock(hashtextextended(s.k, ${LEDGER_LOCK_SEED}))::text
+                else pg_advisory_xact_lock_shared(hashtextextended(s.k, ${LEDGER_LOCK_SEED}))::text end
+    from (select k, x from unnest(${[...modes.keys()]}::text[], ${[...modes.values()]}::boolean[]) as t(k, x) order by k) s`.execute(trx);
+}
