@@ -124,6 +124,57 @@ describe('upsertCustomer', () => {
     );
   });
 
+  // Issue 24, point 5: on PostgreSQL twenty parallel creates of one new customer skipped
+  // numbers (10005, 10009, 10015): each racer drew a number, and the losers' were lost.
+  test('twenty parallel creates of one new customer draw one number: the next customer gets the next one', async () => {
+    const other = await t.newCompany('one-ref-race');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => t.request('PUT', '/v1/customers/by-ref/crm/same', { key: other.apiKey, body: fullCustomer })),
+    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [...Array(19).fill(200), 201], results.map((r) => r.body).join('\n'));
+    assert.deepEqual([...new Set(results.map((r) => r.json().kundennummer))], ['10000']);
+    // Had a racer drawn a number and lost the insert, the next customer would get 10001 + lost.
+    const next = await t.request('PUT', '/v1/customers/by-ref/crm/next', { key: other.apiKey, body: { name: 'Danach GmbH' } });
+    assert.equal(next.json().kundennummer, '10001');
+  });
+
+  test('twenty new customers, each sent three times in parallel and mixed: numbers 10000–10019 without gaps, one customer per reference', async () => {
+    const other = await t.newCompany('mixed-race');
+    // 60 requests: refs m-0 … m-19, each three times, interleaved (m-0, m-1, …, m-19, m-0, …).
+    const refs = Array.from({ length: 60 }, (_, i) => `m-${i % 20}`);
+    const results = await Promise.all(refs.map((ref) => t.request('PUT', `/v1/customers/by-ref/crm/${ref}`, { key: other.apiKey, body: { name: ref } })));
+    assert.ok(
+      results.every((r) => r.statusCode === 200 || r.statusCode === 201),
+      results.map((r) => r.body).join('\n'),
+    );
+    assert.equal(results.filter((r) => r.statusCode === 201).length, 20, 'one create per reference');
+    const numberOf = new Map<string, Set<string>>();
+    for (const [i, res] of results.entries()) numberOf.set(refs[i]!, (numberOf.get(refs[i]!) ?? new Set()).add(res.json().kundennummer));
+    assert.ok(
+      [...numberOf.values()].every((numbers) => numbers.size === 1),
+      'every answer for a reference names the same number',
+    );
+    const rows = await t.handle.db
+      .selectFrom('customers')
+      .select(['external_ref', 'kundennummer'])
+      .where('company_id', '=', other.companyId)
+      .orderBy('kundennummer')
+      .execute();
+    assert.equal(rows.length, 20, 'one customer per reference');
+    assert.deepEqual(
+      rows.map((row) => Number(row.kundennummer)),
+      Array.from({ length: 20 }, (_, i) => 10000 + i),
+      'numbers 10000 to 10019, none skipped',
+    );
+    const range = await t.handle.db
+      .selectFrom('number_ranges')
+      .select('next_value')
+      .where('company_id', '=', other.companyId)
+      .where('range_key', '=', 'customer')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(range.next_value), 10020, 'the range hands out 10020 next');
+  });
+
   test('another company sees 404 customer_not_found for this customer', async () => {
     await t.request('PUT', '/v1/customers/by-ref/crm/mine', { body: fullCustomer });
     const other = await t.newCompany('foreign');

@@ -55,9 +55,10 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Creates or updates a customer by reference. Each step is one autocommit statement
- * (a create draws its number in the same statement as its insert), so no lock is held
- * across round trips; a step that loses a race to a concurrent request for the same
- * reference simply reads again and continues as an update.
+ * (a create draws its number in the same statement as its insert, and only when its insert
+ * wins), so no lock is held across round trips and no number is lost; a step that loses a
+ * race to a concurrent request for the same reference simply reads again and continues as
+ * an update.
  */
 export async function upsertCustomer(
   db: Database,
