@@ -19,6 +19,8 @@ export interface JournalEntriesTable {
   chart: Chart;
   service_date: string | null;
   counterparty_vat_id: string | null;
+  /** The document whose open item this entry settles (DATEV Belegfeld 1); absent/null: its own number (0037). */
+  settles_number?: string | null;
   created_at: Timestamp;
 }
 

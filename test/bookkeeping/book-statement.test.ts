@@ -397,9 +397,10 @@ describe('DATEV export of statements', () => {
 
   test('one data line per statement: the creditor as Konto, Belegfeld 1 = statement number, the invoice unchanged beside them', async () => {
     const rows = await rowsOf(skr03);
+    // The cancellations GS-2026-00005 and -00006 carry the cancelled Gutschrift's number (below).
     assert.deepEqual(
       rows.map((r) => r[10]),
-      ['RE-2026-00001', 'RE-2026-00001', 'GS-2026-00001', 'GS-2026-00002', 'GS-2026-00003', 'GS-2026-00004', 'AB-2026-00001', 'GS-2026-00005', 'GS-2026-00006'],
+      ['RE-2026-00001', 'RE-2026-00001', 'GS-2026-00001', 'GS-2026-00002', 'GS-2026-00003', 'GS-2026-00004', 'AB-2026-00001', 'GS-2026-00001', 'GS-2026-00003'],
     );
     assert.deepEqual([rows[0]![0], rows[0]![1], rows[0]![6], rows[0]![7], rows[0]![8]], ['1190,00', 'S', '10000', '8400', '']);
     for (const row of rows) assert.equal(row.length, 125);
@@ -421,7 +422,7 @@ describe('DATEV export of statements', () => {
 
   test('§ 13b: the net against the automatic account 3123 (EU) / 3125 (third country), no key, no separate VAT rows', async () => {
     const rows = await rowsOf(skr03);
-    const eu = rows.filter((r) => r[10] === 'GS-2026-00003');
+    const eu = rows.filter((r) => r[10] === 'GS-2026-00003' && r[13]!.startsWith('Gutschrift'));
     assert.deepEqual(eu.map(main), [['1000,05', 'H', '70003', '3123', '', '0304', 'GS-2026-00003', '31032026']]);
     const foreign = rows.filter((r) => r[10] === 'GS-2026-00004');
     assert.deepEqual(foreign.map(main), [['0,50', 'H', '70004', '3125', '', '0304', 'GS-2026-00004', '31032026']]);
@@ -429,10 +430,39 @@ describe('DATEV export of statements', () => {
     assert.equal(eu[0]![39], '', 'EU-Land u. UStID (Bestimmung) is for revenue, not for services received');
   });
 
-  test('cancellations: the same rows with the Soll mark', async () => {
-    const rows = await rowsOf(skr03);
-    assert.deepEqual(main(rows.find((r) => r[10] === 'GS-2026-00005')!), ['1469,13', 'S', '70001', '4760', '9', '1004', 'GS-2026-00005', '31032026']);
-    assert.deepEqual(main(rows.find((r) => r[10] === 'GS-2026-00006')!), ['1000,05', 'S', '70003', '3123', '', '1004', 'GS-2026-00006', '31032026']);
+  test('cancellations: the same rows with the Soll mark, Belegfeld 1 = the cancelled statement (its open item closes), own number beside it', async () => {
+    const rows = (await rowsOf(skr03)).filter((r) => r[13]!.startsWith('Storno'));
+    assert.deepEqual(
+      rows.map((r) => [...main(r), r[13], r[20], r[21]]),
+      [
+        [
+          '1469,13',
+          'S',
+          '70001',
+          '4760',
+          '9',
+          '1004',
+          'GS-2026-00001',
+          '31032026',
+          'Storno GS-2026-00005 zu GS-2026-00001 Werbeagentur Sonnenschein GmbH'.slice(0, 60),
+          'Belegnummer',
+          'GS-2026-00005',
+        ],
+        [
+          '1000,05',
+          'S',
+          '70003',
+          '3123',
+          '',
+          '1004',
+          'GS-2026-00003',
+          '31032026',
+          'Storno GS-2026-00006 zu GS-2026-00003 Agence Lumière SARL',
+          'Belegnummer',
+          'GS-2026-00006',
+        ],
+      ],
+    );
   });
 
   test('SKR04: 6770 with BU 9, the § 13b net on 5923', async () => {

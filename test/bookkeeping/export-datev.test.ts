@@ -86,9 +86,16 @@ describe('exportDatevBuchungsstapel', () => {
   });
 
   test('exports only the entries dated inside the range, one data line per revenue account', () => {
+    // The storno RE-2026-00002 carries the number of the invoice it cancels in Belegfeld 1 (below).
     assert.deepEqual(
-      data.map((row) => row[10]),
-      ['RE-2026-00001', 'RE-2026-00001', 'RE-2026-00002', 'RE-2026-00002', 'RE-2026-00003'],
+      data.map((row) => [row[10], row[13]!.split(' ')[0]]),
+      [
+        ['RE-2026-00001', 'Rechnung'],
+        ['RE-2026-00001', 'Rechnung'],
+        ['RE-2026-00001', 'Storno'],
+        ['RE-2026-00001', 'Storno'],
+        ['RE-2026-00003', 'Rechnung'],
+      ],
     );
   });
 
@@ -107,15 +114,24 @@ describe('exportDatevBuchungsstapel', () => {
     assert.ok(lines[2]!.includes('"Rechnung RE-2026-00001 Müller GmbH"'), 'Buchungstext in double quotes');
   });
 
-  test('the storno: same accounts with the Haben mark, positive amounts', () => {
-    const storno = data.filter((row) => row[10] === 'RE-2026-00002');
+  test('the storno: same accounts with the Haben mark, positive amounts; Belegfeld 1 = the cancelled invoice, so DATEV closes its open item', () => {
+    // DATEV (Buchungsstapel, field 11): an open item is cleared only by a payment or credit
+    // whose Belegfeld 1 equals the invoice's. The storno's own number stays in the
+    // Buchungstext and in Beleginfo 1 ("Belegnummer").
+    const storno = data.filter((row) => row[13]!.startsWith('Storno'));
     assert.deepEqual(
-      storno.map((row) => [row[0], row[1], row[6], row[7], row[9]]),
+      storno.map((row) => [row[0], row[1], row[6], row[7], row[9], row[10], row[13], row[20], row[21]]),
       [
-        ['1190,00', 'H', '10000', '8400', '0603'],
-        ['107,00', 'H', '10000', '8300', '0603'],
+        ['1190,00', 'H', '10000', '8400', '0603', 'RE-2026-00001', 'Storno RE-2026-00002 zu RE-2026-00001 Müller GmbH', 'Belegnummer', 'RE-2026-00002'],
+        ['107,00', 'H', '10000', '8300', '0603', 'RE-2026-00001', 'Storno RE-2026-00002 zu RE-2026-00001 Müller GmbH', 'Belegnummer', 'RE-2026-00002'],
       ],
     );
+    // On the debtor's account the invoice (S) and its storno (H) under one key net to zero.
+    const debtor = data.filter((row) => row[6] === '10000' && row[10] === 'RE-2026-00001');
+    const balance = debtor.reduce((sum, row) => sum + (row[1] === 'S' ? 1 : -1) * Number(row[0]!.replace(',', '')), 0);
+    assert.equal(balance, 0);
+    // An invoice's own rows carry no Beleginfo.
+    assert.deepEqual([data[0]![20], data[0]![21]], ['', '']);
   });
 
   test('reverse charge: net to 8336 with the buyer VAT ID; quotes in the text are doubled; Buchungstext at most 60 characters', () => {

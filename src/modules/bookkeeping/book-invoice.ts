@@ -60,6 +60,8 @@ export async function bookInvoice(
       chart,
       service_date: doc.servicePeriod.end,
       counterparty_vat_id: doc.verdict === 'reverse_charge' ? buyerVatId(doc) : null,
+      // A storno settles the open item of the invoice it cancels (DATEV Belegfeld 1).
+      settles_number: doc.type === 'storno' ? (doc.precedingInvoice?.number ?? null) : null,
     },
     lines,
   );

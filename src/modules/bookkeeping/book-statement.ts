@@ -114,6 +114,9 @@ export async function bookStatement(trx: Trx, companyId: string, chart: Chart, d
       chart,
       service_date: doc.period.end,
       counterparty_vat_id: partnerVatId(doc),
+      // A cancellation settles the open item of the statement it cancels (DATEV Belegfeld 1).
+      settles_number:
+        doc.type === 'cancellation' && doc.precedingStatement && doc.precedingStatement.number !== doc.number ? doc.precedingStatement.number : null,
     },
     lines,
   );

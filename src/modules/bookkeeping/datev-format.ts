@@ -95,6 +95,8 @@ export const COLUMN = {
   belegdatum: 10,
   belegfeld1: 11,
   buchungstext: 14,
+  beleginfoArt1: 21,
+  beleginfoInhalt1: 22,
   euLandUstId: 40,
   leistungsdatum: 115,
 } as const;

@@ -25,6 +25,16 @@ import { type JournalRow, listJournalRows, lockedUntil } from './journal.reposit
 // without VAT (8195, 8336, 8338, 8100 and SKR04 twins) carry no key either. A journal line
 // with an explicit tax_key hands that key over in field 9.
 //
+// Open items (OPOS): DATEV clears an open item only by a payment or credit whose Belegfeld 1
+// equals the item's number (Buchungsstapel format description, field 11 "Belegfeld 1":
+// "Bei einer Zahlung oder Gutschrift erfolgt nur dann ein OP-Ausgleich, wenn die
+// Belegnummer mit dem Belegfeld 1 identisch ist"). So an entry that settles another
+// document (journal_entries.settles_number: a storno, a statement's cancellation, a payout
+// against a partner's invoice) carries that document's number in Belegfeld 1, and its own
+// number in the Buchungstext and in Beleginfo 1 ("Belegnummer"). Belegfeld 2 stays empty:
+// it holds 12 characters and means due dates to DATEV's OPOS. No Generalumkehr: the journal
+// books the mirror (S/H swapped), which leaves the same balances.
+//
 // Revenue-share statements (book-statement.ts) follow the same rule from the other side:
 // - 19 %: creditor against commission expense with BU-Schlüssel 9; the explicit input-VAT
 //   line (1576/1406) is folded into that line, which then carries the gross, and DATEV
@@ -46,6 +56,9 @@ export type DatevExportOptions = {
    */
   actor?: Actor;
 };
+
+/** Beleginfo - Art 1 of an entry whose Belegfeld 1 names the document it settles: the entry's own number follows in Inhalt 1. */
+const OWN_NUMBER_INFO = 'Belegnummer';
 
 /** Why a warning was given, for a reader that words it itself (the app). */
 export type DatevWarningCode = 'datev_test_numbers';
@@ -225,8 +238,16 @@ function entryBookings(entry: JournalRow[]): string[][] {
     set(COLUMN.gegenkonto, line.account);
     if (line.tax_key !== null) set(COLUMN.buSchluessel, text(line.tax_key));
     set(COLUMN.belegdatum, ttmm(principal.entry_date));
-    set(COLUMN.belegfeld1, text(belegfeld(principal.document_number)));
+    // The open item's key: the settled document's number where the entry settles another
+    // one (a storno, a cancellation, a payout against a partner's invoice), else its own.
+    const settled = principal.settles_number ?? null;
+    const settles = settled !== null && settled !== principal.document_number ? settled : null;
+    set(COLUMN.belegfeld1, text(belegfeld(settles ?? principal.document_number)));
     set(COLUMN.buchungstext, text(principal.description.slice(0, 60)));
+    if (settles !== null) {
+      set(COLUMN.beleginfoArt1, text(OWN_NUMBER_INFO));
+      set(COLUMN.beleginfoInhalt1, text(principal.document_number.slice(0, 210)));
+    }
     if (principal.counterparty_vat_id !== null && line.account === plan.revenueReverseCharge) set(COLUMN.euLandUstId, text(principal.counterparty_vat_id));
     if (principal.service_date !== null) set(COLUMN.leistungsdatum, ttmmjjjj(principal.service_date));
     return fields;

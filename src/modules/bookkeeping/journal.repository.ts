@@ -81,6 +81,8 @@ export type JournalRow = {
   chart: 'SKR03' | 'SKR04';
   service_date: string | null;
   counterparty_vat_id: string | null;
+  /** The number whose open item the entry settles (DATEV Belegfeld 1), or null: its own. */
+  settles_number?: string | null;
   position: number;
   account: string;
   side: 'S' | 'H';
@@ -101,6 +103,7 @@ export async function listJournalRows(db: Database, companyId: string, from: str
       'e.chart',
       'e.service_date',
       'e.counterparty_vat_id',
+      'e.settles_number',
       'l.position',
       'l.account',
       'l.side',
