@@ -5,11 +5,20 @@ import type { Ajv, ErrorObject } from 'ajv';
 // would end up in printed addresses, e-invoices and bank transfers. So validation.ts runs
 // every schema through withTextRules, which marks each string with `x-text`:
 //   - 'line' (names, streets, references, query and path values): no C0 control character
-//     (tab and newline included), no DEL, no C1 control character (U+0080–U+009F);
+//     (tab and newline included), no DEL, no C1 control character (U+0080–U+009F), no line
+//     or paragraph separator (U+2028, U+2029);
 //   - 'multiline' (the texts that are printed as paragraphs: MULTILINE_FIELDS): the same,
 //     but tab, newline and CR LF are allowed;
 // and neither may hold a lone UTF-16 surrogate (a JSON escape like "\ud800", which is no
-// character and would be stored as U+FFFD). A refusal is validation_failed, type `pattern`.
+// character and would be stored as U+FFFD), nor a bidirectional control (Unicode's
+// Bidi_Control: U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which makes a text
+// display as something else ("Müller GmbH" + U+202E + "fdp.exe" reads "Müller GmbHexe.pdf").
+// A zero-width non-joiner or joiner (U+200C, U+200D) belongs inside words of Persian, the
+// Indic scripts and emoji sequences (and at a word's end in Malayalam chillus and Indic half
+// forms), so it is allowed right after a character it joins from (a letter, a combining mark,
+// an emoji or its modifier) and refused anywhere else: at the start, after a blank, digit or
+// sign, or after another joiner (docs/decisions.md, issue 24). A refusal is
+// validation_failed, type `pattern`.
 //
 // The `date` and `date-time` formats are narrowed to the years 1900–9999: PostgreSQL
 // refuses year 0, and no invoice, service period or change feed reaches outside them.
@@ -21,19 +30,23 @@ type TextKind = 'line' | 'multiline';
 
 const FORBIDDEN: Record<TextKind, RegExp> = {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  line: /[\u0000-\u001f\u007f-\u009f]/,
+  line: /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/u,
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  multiline: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/,
+  multiline: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]|\r(?!\n)/u,
 };
 
+/** A zero-width (non-)joiner that follows no letter, combining mark (a virama, VS16), emoji or skin tone: at the start, after a blank, digit, sign or another joiner. */
+const STRAY_JOINER = /(?<![\p{L}\p{M}\p{Extended_Pictographic}\p{Emoji_Modifier}])[\u200c\u200d]/u;
+
 export const TEXT_MESSAGES: Record<TextKind, string> = {
-  line: 'Input must be one line of text without control characters',
-  multiline: 'Input must be text without control characters other than tab and line breaks',
+  line: 'Input must be one line of text without control characters (direction controls included)',
+  multiline: 'Input must be text without control characters other than tab and line breaks (direction controls included)',
 };
 
 /** Whether `text` is acceptable as a `kind` text. */
 export function isPlainText(text: string, kind: TextKind): boolean {
-  return text.isWellFormed() && !FORBIDDEN[kind].test(text);
+  if (!text.isWellFormed() || FORBIDDEN[kind].test(text)) return false;
+  return !(text.includes('\u200c') || text.includes('\u200d')) || !STRAY_JOINER.test(text);
 }
 
 const MIN_YEAR = 1900;
