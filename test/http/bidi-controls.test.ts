@@ -157,11 +157,12 @@ describe('bidirectional controls are refused in every text', () => {
   });
 
   test('right-to-left scripts without controls are names like any other', async () => {
-    for (const [ref, name] of [
+    const names: [string, string][] = [
       ['rtl-ar', 'شركة المثال للتجارة'],
       ['rtl-he', 'דוגמה בע"מ'],
       ['rtl-mixed', 'Müller GmbH / مولر'],
-    ]) {
+    ];
+    for (const [ref, name] of names) {
       const res = await putCustomerName(ref, name);
       assert.equal(res.statusCode, 201, `${ref}: ${res.body}`);
       assert.equal(res.json().name, name);
