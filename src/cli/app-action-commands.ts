@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localLiveness } from '../db/liveness.ts';
 import type { Actor } from '../modules/audit/audit-log.ts';
@@ -12,6 +11,7 @@ import type { CommandIo } from './io.ts';
 //   kontor admin invoice issue ID --by EMAIL [--confirm-domestic-supply] [--json]
 //   kontor admin partner payout-account ID --by EMAIL (--iban IBAN [--bic BIC] | --remove) [--json]
 //   kontor admin payout run --company ID --statements ID,ID --execution-date DATE --out FILE --by EMAIL [--json]
+//   kontor admin payout file RUN_ID --out FILE --by EMAIL [--json]
 //   kontor admin user invite EMAIL --company ID[,ID] [--role member|admin] --by EMAIL [--json]
 //   kontor bank unassigned --company ID [--json]
 //   kontor bank assign ENTRY_ID POSITION INVOICE_NUMBER --company ID --by EMAIL [--json]
@@ -133,11 +133,15 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
       const out = path.resolve(ctx.cwd, requiredFlag(values, 'out'));
       const by = requiredFlag(values, 'by');
       const { PayoutRunError, runPayout } = await import('../modules/payouts/payout-run.ts');
+      const { writeFileAtomically } = await import('../modules/payouts/payout-file.ts');
+      const { pauseAt } = await import('../shared/pause-at.ts');
       return run(io, async () => {
         const actor = await actorFor(ctx, by, companyId, true);
         const result = await runPayout(ctx, companyId, { statementIds, executionDate }, actor);
-        // The run is committed: the file is also kept in the database and downloadable in the app.
-        await writeFile(out, result.file);
+        // The run is committed and its file kept in the database: a crash from here on leaves
+        // FILE missing (never partial); `kontor admin payout file RUN_ID --out FILE` writes it again.
+        await pauseAt('payout-file.after-commit');
+        await writeFileAtomically(out, result.file);
         print(
           io,
           Boolean(values.json),
@@ -146,6 +150,39 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
         );
         return 0;
       }, [PayoutRunError]);
+    },
+  },
+  {
+    name: 'admin payout file',
+    usage: [
+      'kontor admin payout file RUN_ID --out FILE --by EMAIL [--json]   write the stored SEPA file of an earlier payout run again, byte for byte (admin)',
+    ],
+    async run(args, io, ctx) {
+      const { positionals, values } = parse(args, { out: { type: 'string' }, by: { type: 'string' } }, 1);
+      const runId = positionals[0] as string;
+      const out = path.resolve(ctx.cwd, requiredFlag(values, 'out'));
+      const by = requiredFlag(values, 'by');
+      const { storedPayoutFile, writeFileAtomically } = await import('../modules/payouts/payout-file.ts');
+      return run(io, async () => {
+        const stored = await storedPayoutFile(ctx.db, runId);
+        if (!stored) throw new Refusal(`no payout run ${runId}`);
+        await actorFor(ctx, by, stored.companyId, true);
+        await writeFileAtomically(out, stored.file);
+        print(
+          io,
+          Boolean(values.json),
+          {
+            run_id: stored.runId,
+            message_id: stored.messageId,
+            execution_date: stored.executionDate,
+            payments: stored.paymentCount,
+            total: formatCents(stored.totalCents),
+            file: out,
+          },
+          `payout run ${stored.runId} (${stored.messageId}): ${stored.paymentCount} transfer(s), ${formatCents(stored.totalCents)} EUR, written to ${out}`,
+        );
+        return 0;
+      }, []);
     },
   },
   {
