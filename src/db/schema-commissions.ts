@@ -269,7 +269,34 @@ export interface CommissionStatementsTable {
   sent_to: ColumnType<string | null, string | null | undefined, string | null>;
   paid_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   decided_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the run left it a draft (German, for a person), 0036; null once issued. */
+  held_reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The partner's own invoice recorded for a request to invoice (migrations/0036_partner_invoices_and_contacts.sql). */
+export interface CommissionPartnerInvoicesTable {
+  company_id: string;
+  statement_id: string;
+  partner_id: string;
+  number: string;
+  invoice_date: string;
+  net_cents: number;
+  vat_cents: number;
+  gross_cents: number;
+  mismatch_confirmed: boolean;
+  recorded_by: string;
+  recorded_at: Timestamp;
+}
+
+/** The partner's contact for its e-invoices (seller contact of a Gutschrift), set by a person (0036). */
+export interface CommissionPartnerContactsTable {
+  company_id: string;
+  partner_id: string;
+  contact_name: string | null;
+  phone: string | null;
+  updated_by: string;
   updated_at: Timestamp;
 }
 
@@ -294,4 +321,6 @@ export interface CommissionStatementTables {
   commission_statements: CommissionStatementsTable;
   commission_statement_files: CommissionStatementFilesTable;
   commission_statement_runs: CommissionStatementRunsTable;
+  commission_partner_invoices: CommissionPartnerInvoicesTable;
+  commission_partner_contacts: CommissionPartnerContactsTable;
 }
