@@ -15,6 +15,7 @@ import {
   lockCustomer,
   updateAttribution,
 } from './attributions.repository.ts';
+import { ledgerFollowsAttribution } from './ledger/ledger-follows.ts';
 
 // Putting a customer under an agreement (interface §2 Attribution, design §6): the one
 // writer of attributions, used by upsertCommissionAttribution (PUT by reference) and by
@@ -126,7 +127,12 @@ export async function attributeCustomer(trx: Trx, ctx: AttributionContext, reque
     const fields: AttributionChangeable = { start_date: start, end_date: end, conflicts_with_id: conflictsWith };
     const unchanged = (Object.keys(fields) as (keyof AttributionChangeable)[]).every((key) => existing[key] === fields[key]);
     if (unchanged) return { created: false, attribution: view(existing) };
-    return { created: false, attribution: view(await updateAttribution(trx, ctx.companyId, existing.id, fields, ctx.now)) };
+    const updated = await updateAttribution(trx, ctx.companyId, existing.id, fields, ctx.now);
+    // An active attribution's period moved: the customer's revenue since the earlier start follows (issue 24).
+    if (status === 'active' && (existing.start_date !== start || existing.end_date !== end)) {
+      await ledgerFollowsAttribution(trx, ctx.companyId, customer.id, existing.start_date < start ? existing.start_date : start, ctx.now);
+    }
+    return { created: false, attribution: view(updated) };
   }
 
   const inserted = await insertAttribution(trx, {
@@ -149,5 +155,7 @@ export async function attributeCustomer(trx: Trx, ctx: AttributionContext, reque
   });
   // A concurrent request created this reference first: run again, now as an update.
   if (!inserted) throw new RetryTransaction();
+  // Active from a start in the past: the customer's revenue since earns (issue 24).
+  if (status === 'active') await ledgerFollowsAttribution(trx, ctx.companyId, customer.id, start, ctx.now);
   return { created: true, attribution: view(inserted) };
 }

@@ -11,6 +11,7 @@ import {
   lockCustomer,
   updateAttribution,
 } from './attributions.repository.ts';
+import { ledgerFollowsAttribution } from './ledger/ledger-follows.ts';
 
 // The person-side steps of an attribution (design §2 `kontor admin attribution
 // confirm|reject`, §7): a proposed attribution is confirmed (active from then on) or
@@ -85,6 +86,8 @@ export function confirmAttribution(deps: Deps, id: string, by = 'cli', actor?: A
     }
     const now = deps.clock.now();
     const confirmed = await updateAttribution(trx, row.company_id, row.id, { status: 'active', confirmed_at: now, decided_by: by, decided_at: now }, now);
+    // Confirmed: the customer's revenue since the attribution's start earns (issue 24).
+    await ledgerFollowsAttribution(trx, row.company_id, row.customer_id, row.start_date, now);
     await audit(trx, actor, now, 'attribution.confirmed', row, confirmed);
     return { attribution: await view(trx, deps.clock, confirmed), changed: true };
   });

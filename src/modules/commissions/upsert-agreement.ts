@@ -17,6 +17,7 @@ import {
   updateAgreement,
 } from './agreements.repository.ts';
 import { ANCHORS, APPLIES_TO, PERCENT_DECIMALS } from './agreements.schemas.ts';
+import { ledgerFollowsAgreement } from './ledger/ledger-follows.ts';
 import { findPartnerByRef } from './partners.repository.ts';
 
 // upsertCommissionAgreement (interface §2/§3/§7, design §3/§6): an agreement is created
@@ -223,7 +224,18 @@ export async function upsertCommissionAgreement(
       const fields: AgreementChangeable = { name: terms.name, end_date: terms.end_date, contract_reference: terms.contract_reference };
       const unchanged = (Object.keys(fields) as (keyof AgreementChangeable)[]).every((key) => existing[key] === fields[key]);
       if (unchanged) return { created: false, agreement: view(existing) };
-      return { created: false, agreement: view(await updateAgreement(trx, companyId, existing.id, fields, clock.now())) };
+      const updated = await updateAgreement(trx, companyId, existing.id, fields, clock.now());
+      // A moved end changes what the revenue after the earlier of the two ends earns (issue 24).
+      if (existing.end_date !== terms.end_date) {
+        const since =
+          existing.end_date === null
+            ? (terms.end_date as string)
+            : terms.end_date === null || existing.end_date < terms.end_date
+              ? existing.end_date
+              : terms.end_date;
+        await ledgerFollowsAgreement(trx, companyId, existing, since, clock.now());
+      }
+      return { created: false, agreement: view(updated) };
     }
 
     const now = clock.now();
@@ -249,6 +261,11 @@ export async function upsertCommissionAgreement(
     // A concurrent request created this reference first: run again, now as an update.
     if (!inserted) throw new RetryTransaction();
     await insertAgreementProducts(trx, companyId, inserted.id, productIds);
+    // For all customers and starting in the past: the revenue paid since earns as if it had been there (issue 24).
+    if (inserted.applies_to === 'all_customers') {
+      const since = inserted.accrue_from !== null && inserted.accrue_from > inserted.start_date ? inserted.accrue_from : inserted.start_date;
+      await ledgerFollowsAgreement(trx, companyId, inserted, since, now);
+    }
     return { created: true, agreement: view(inserted) };
   });
 }

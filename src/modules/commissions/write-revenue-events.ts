@@ -7,8 +7,10 @@ import { AppError, RetryTransaction, validationFailed } from '../../shared/error
 import { newId } from '../../shared/ids.ts';
 import { centsNumber } from '../../shared/money.ts';
 import { loadLedgerContext } from './ledger/ledger-context.ts';
-import { writeRefundEntries } from './ledger/refund-entries.ts';
-import { accrueRevenue, type EntryRow, entryRows, insertLedgerEntries, type LedgerRevenue } from './ledger/write-entries.ts';
+import { type LedgerLockMode, lockLedgers } from './ledger/ledger-locks.ts';
+import { reconcileCustomers } from './ledger/reconcile-customers.ts';
+import { reconcileEvents } from './ledger/reconcile-events.ts';
+import { accrueRevenue, type EntryRow, entryRows, insertLedgerEntries, type LedgerRevenue, storeNewAnchors } from './ledger/write-entries.ts';
 import type { PreparedEvent } from './revenue-event-input.ts';
 import { type RevenueEventView, revenueEventView } from './revenue-event-view.ts';
 import {
@@ -214,14 +216,25 @@ export async function writeRevenueEvents(trx: Trx, companyId: string, events: re
     );
   }
 
-  // Ledger: revenue first (anchors and entries), then the refunds of stored revenue.
-  const entriesOf = new Map<string, EntryRow[]>();
+  // Ledger (issue 24). New revenue of a customer appends its entries (the fast path, under
+  // the customer's ledger lock shared); revenue paid before a customer's first-paid anchor
+  // moves it, and that customer's ledger is computed again. A refund computes the entries
+  // of its sale and the sale's refunds again (lock exclusive).
   const sales = planned.filter((p) => p.reverses === null);
+  const refunds = planned.filter((p) => p.reverses !== null);
+  await lockLedgers(trx, companyId, [
+    ...sales.map((p): [string | null, LedgerLockMode] => [p.row.customer_id, 'shared']),
+    ...refunds.map((p): [string | null, LedgerLockMode] => [p.row.customer_id, 'exclusive']),
+  ]);
+  const written: EntryRow[] = [];
+  const late = new Set<string | null>();
   if (sales.length > 0) {
     const ctx = await loadLedgerContext(trx, companyId, new Set(sales.map((p) => p.row.customer_id)));
     if (ctx) {
       const rows: EntryRow[] = [];
-      for (const p of sales) {
+      // In paid-day order: the batch's first qualifying revenue of a customer sets its anchor.
+      const byPaidDay = [...sales].sort((a, b) => (a.row.paid_on < b.row.paid_on ? -1 : a.row.paid_on > b.row.paid_on ? 1 : 0));
+      for (const p of byPaidDay) {
         const revenue: LedgerRevenue = {
           customerId: p.row.customer_id,
           paidOn: p.row.paid_on,
@@ -236,30 +249,26 @@ export async function writeRevenueEvents(trx: Trx, companyId: string, events: re
               0n,
             ),
         };
-        const made = entryRows(companyId, revenue, accrueRevenue(ctx, revenue), now);
-        entriesOf.set(p.row.id, made);
-        rows.push(...made);
+        rows.push(
+          ...entryRows(
+            companyId,
+            revenue,
+            accrueRevenue(ctx, revenue, () => late.add(p.row.customer_id)),
+            now,
+          ),
+        );
       }
-      await insertLedgerEntries(trx, companyId, ctx, rows);
+      await storeNewAnchors(trx, companyId, ctx, new Set([...late].map((id) => id ?? '')));
+      const fast = late.size === 0 ? rows : rows.filter((row) => !late.has(row.customer_id ?? null));
+      await insertLedgerEntries(trx, companyId, ctx, fast);
+      written.push(...fast);
     }
   }
-  const refunds = planned.filter((p) => p.reverses !== null);
-  const refundRows = await writeRefundEntries(
-    trx,
-    companyId,
-    refunds.map((p) => ({
-      eventId: p.row.id,
-      externalRef: p.event.externalRef,
-      paidOn: p.row.paid_on,
-      paidAt: p.event.occurredAt,
-      originalId: (p.reverses as RevenueEventRow).id,
-      originalNetCents: BigInt((p.reverses as RevenueEventRow).net_cents),
-      refundedBeforeCents: p.refundedBefore,
-      refundCents: -p.event.netCents,
-    })),
-    now,
-  );
-  for (const row of refundRows) entriesOf.set(row.revenue_event_id, [...(entriesOf.get(row.revenue_event_id) ?? []), row]);
+  if (late.size > 0) written.push(...(await reconcileCustomers(trx, companyId, late, now)));
+  const refundedSales = [...new Set(refunds.filter((p) => !late.has(p.row.customer_id)).map((p) => (p.reverses as RevenueEventRow).id))];
+  written.push(...(await reconcileEvents(trx, companyId, refundedSales, [], now)));
+  const entriesOf = new Map<string, EntryRow[]>();
+  for (const row of written) entriesOf.set(row.revenue_event_id, [...(entriesOf.get(row.revenue_event_id) ?? []), row]);
 
   for (const p of planned) {
     outcomes[p.index] = {

@@ -4,6 +4,7 @@ import { anchorKey, type LedgerContext, loadLedgerContext } from './ledger-conte
 import { factEventIds, loadCustomerFacts } from './ledger-facts.ts';
 import { lockLedgers } from './ledger-locks.ts';
 import { reconcileEntries } from './reconcile-entries.ts';
+import { emptyLedgerContext } from './reconcile-events.ts';
 import { wantedEntries } from './wanted-entries.ts';
 import type { EntryRow } from './write-entries.ts';
 
@@ -16,8 +17,6 @@ import type { EntryRow } from './write-entries.ts';
 
 const CUSTOMERS_PER_ROUND = 200;
 
-const emptyContext = (): LedgerContext => ({ forAllCustomers: [], byId: new Map(), attributionsOf: new Map(), anchors: new Map(), newAnchors: new Map() });
-
 /** Computes the ledgers of these customers (null: revenue without a customer) again; returns the entries written. */
 export async function reconcileCustomers(trx: Trx, companyId: string, customerIds: Iterable<string | null>, now: Date): Promise<EntryRow[]> {
   const all = [...new Set(customerIds)].sort((a, b) => ((a ?? '') < (b ?? '') ? -1 : 1));
@@ -29,7 +28,7 @@ export async function reconcileCustomers(trx: Trx, companyId: string, customerId
       companyId,
       customers.map((id) => [id, 'exclusive']),
     );
-    const ctx = (await loadLedgerContext(trx, companyId, new Set(customers))) ?? emptyContext();
+    const ctx = (await loadLedgerContext(trx, companyId, new Set(customers))) ?? emptyLedgerContext();
     const stored = new Map(ctx.anchors);
     // The anchors follow from the facts: computed again, in paid-day order.
     ctx.anchors.clear();

@@ -104,14 +104,9 @@ export async function reconcileEntries(trx: Trx, companyId: string, wanted: Want
       const basis = want.basisCents - (same?.basis ?? 0n);
       const amount = want.amountCents - (same?.amount ?? 0n);
       if (basis !== 0n || amount !== 0n) {
-        const row = entryRow(
-          companyId,
-          { ...want, basisCents: basis, amountCents: amount },
-          'open',
-          same?.last.id ?? open.at(-1)?.id ?? null,
-          standing.get(group) ?? null,
-          now,
-        );
+        // It corrects the settled entry at these terms, else the settled one it replaces, else the open one voided.
+        const corrects = same?.last.id ?? [...settled.values()].at(-1)?.last.id ?? open.at(-1)?.id ?? null;
+        const row = entryRow(companyId, { ...want, basisCents: basis, amountCents: amount }, 'open', corrects, standing.get(group) ?? null, now);
         rows.push(row);
         if (want.reversesEventId === null) standing.set(group, row.id);
       } else if (same && want.reversesEventId === null) standing.set(group, same.last.id);

@@ -4,12 +4,8 @@ import type { Trx } from '../../../db/transaction.ts';
 import { newId } from '../../../shared/ids.ts';
 import { centsNumber } from '../../../shared/money.ts';
 import { paidShare } from './accrual.ts';
-import { loadLedgerContext } from './ledger-context.ts';
-import { factEventIds, loadEventFacts } from './ledger-facts.ts';
 import { lockLedgers } from './ledger-locks.ts';
-import { reconcileEntries } from './reconcile-entries.ts';
-import { wantedEntries } from './wanted-entries.ts';
-import { storeNewAnchors } from './write-entries.ts';
+import { reconcileEvents } from './reconcile-events.ts';
 
 // Money taken back from an invoice (issue 24): the bank import calls this in its transaction
 // for each debit it applies to an invoice — a refund to the customer, a returned direct
@@ -97,12 +93,5 @@ export async function reverseInvoicePayments(trx: Trx, companyId: string, revers
     { onConflictDoNothing: true, returning: 'invoice_id' },
   );
   if (inserted.length === 0) return 0;
-  const touched = [...new Set(inserted)];
-  const ctx = await loadLedgerContext(trx, companyId, new Set(reversals.filter((r) => touched.includes(r.invoiceId)).map((r) => r.customerId)));
-  if (!ctx) return 0;
-  const facts = await loadEventFacts(trx, companyId, [], touched);
-  const wanted = wantedEntries(ctx, facts);
-  await storeNewAnchors(trx, companyId, ctx);
-  const written = await reconcileEntries(trx, companyId, wanted, factEventIds(facts), now);
-  return written.length;
+  return (await reconcileEvents(trx, companyId, [], [...new Set(inserted)], now)).length;
 }
