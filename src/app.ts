@@ -8,7 +8,8 @@ import { type AuthContext, type Authenticator, createAuthenticator } from './htt
 import { installErrorHandling } from './http/error-handler.ts';
 import { docsUiOptions, documentRefusals } from './http/openapi.ts';
 import { newRequestId } from './http/request-id.ts';
-import { installBodyParsers, type Timeouts, transportOptions } from './http/transport.ts';
+import { installBodyParsers, resolveTimeouts, type Timeouts, transportOptions } from './http/transport.ts';
+import { installTransportHooks } from './http/transport-hooks.ts';
 import { validatorCompiler } from './http/validation.ts';
 import type { Scope } from './modules/access/api-keys.ts';
 import { registerCommissionRoutes } from './modules/commissions/index.ts';
@@ -60,7 +61,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
     // Long path parameters must reach validation (validation_failed), not the router's 404.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 8192 },
     ...transportOptions(deps.timeouts),
@@ -68,6 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   installBodyParsers(app);
+  // The request id on every answer, and the refusals Node or Fastify would write themselves.
+  installTransportHooks(app, resolveTimeouts(deps.timeouts));
   const authenticator = deps.authenticator ?? createAuthenticator(deps.db, deps.clock);
 
   await app.register(swagger, {
@@ -85,11 +87,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: documentRefusals,
   });
   await app.register(swaggerUi, docsUiOptions);
-
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

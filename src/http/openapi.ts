@@ -10,7 +10,9 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors.ts';
 
 /**
  * Every /v1 operation: the key and its scope (auth.ts), the Service-Version header, the
- * schemas, a failure, and what any request can meet before it is routed (transport.ts).
+ * schemas, a failure, and what any request can meet before it is routed (transport.ts,
+ * transport-hooks.ts: an unreadable request, a time-out, an unknown Expect, a server
+ * that is shutting down).
  */
 export const EVERY_OPERATION_ERRORS = [
   'api_key_admin_required',
@@ -26,6 +28,8 @@ export const EVERY_OPERATION_ERRORS = [
   'internal_error',
   'malformed_request',
   'request_timeout',
+  'expectation_failed',
+  'service_unavailable',
 ] as const satisfies readonly ErrorCode[];
 
 /** Requests that carry a body (POST, PUT): what the body parser refuses before validation. */

@@ -94,7 +94,9 @@ export const ERROR_CATALOGUE = {
   payload_too_large: [413, 'The request body is larger than 1 MiB.'],
   unsupported_media_type: [415, 'Request bodies must be application/json.'],
   method_not_allowed: [405, 'This route does not accept this method.'],
+  expectation_failed: [417, 'The Expect header asks for something other than 100-continue, which this service does not offer.'],
   internal_error: [500, 'The service failed; repeat the request.'],
+  service_unavailable: [503, 'The service is shutting down; repeat the request.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

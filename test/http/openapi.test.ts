@@ -66,6 +66,8 @@ const EVERY_OPERATION: ErrorCode[] = [
   'validation_failed',
   'malformed_request',
   'request_timeout',
+  'expectation_failed',
+  'service_unavailable',
 ];
 
 describe('OpenAPI document and /docs: operations, their refusals, the Kontor page', () => {
