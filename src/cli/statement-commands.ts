@@ -10,6 +10,10 @@ import { UsageError } from './io.ts';
 // audit trail as the app records it. Without --by the step is recorded as done by `cli`.
 // `kontor admin statement list --company ID [--status S] [--json]` lists a company's
 // statements, newest first.
+// `kontor admin statement record-invoice ID --number N --date D --net 250.00 --vat 47.50
+// --gross 297.50 [--confirm-mismatch] --by EMAIL [--json]` records the partner's invoice for
+// a request to invoice (as the statement's page in the app does); `kontor admin partner
+// contact ID --by EMAIL [--name N] [--phone P] [--json]` sets the partner's e-invoice contact.
 
 type Step = 'issue' | 'send' | 'cancel' | 'objection' | 'mark-paid';
 
@@ -114,4 +118,117 @@ const LIST_COMMAND: ModuleCommand = {
   },
 };
 
-export const STATEMENT_COMMANDS: ModuleCommand[] = [...STEP_COMMANDS, LIST_COMMAND];
+const RECORD_INVOICE_COMMAND: ModuleCommand = {
+  name: 'admin statement record-invoice',
+  usage: [
+    "kontor admin statement record-invoice ID --number N --date YYYY-MM-DD --net 250.00 --vat 47.50 --gross 297.50 [--confirm-mismatch] --by EMAIL [--json]   record the partner's invoice for a request to invoice (booked; the statement becomes payable)",
+  ],
+  async run(args, io, ctx) {
+    const { positionals, values } = parse(
+      args,
+      {
+        number: { type: 'string' },
+        date: { type: 'string' },
+        net: { type: 'string' },
+        vat: { type: 'string' },
+        gross: { type: 'string' },
+        'confirm-mismatch': { type: 'boolean' },
+        by: { type: 'string' },
+      },
+      1,
+    );
+    const id = positionals[0] as string;
+    const by = requiredFlag(values, 'by');
+    const input = {
+      number: requiredFlag(values, 'number'),
+      invoiceDate: requiredFlag(values, 'date'),
+      net: requiredFlag(values, 'net'),
+      vat: requiredFlag(values, 'vat'),
+      gross: requiredFlag(values, 'gross'),
+      confirmMismatch: Boolean(values['confirm-mismatch']),
+    };
+    const { PartnerInvoiceRefused, recordPartnerInvoice } = await import('../modules/statements/index.ts');
+    const { Refusal, run } = await import('./app-action-commands.ts');
+    return run(io, async () => {
+      const actor = await actorOf(ctx, by, id, false);
+      if (!actor) throw new Refusal('--by is required');
+      try {
+        const recorded = await recordPartnerInvoice(ctx, id, input, actor);
+        const text = recorded.changed
+          ? `statement ${recorded.statementNumber}: invoice ${recorded.number} of ${recorded.invoiceDate} recorded and booked (${formatCents(recorded.grossCents)} EUR${recorded.mismatchConfirmed ? ', difference confirmed' : ''}); payable in a payout run`
+          : `statement ${recorded.statementNumber}: invoice ${recorded.number} is recorded already; nothing changed`;
+        print(
+          io,
+          Boolean(values.json),
+          {
+            statement_id: recorded.statementId,
+            statement_number: recorded.statementNumber,
+            number: recorded.number,
+            invoice_date: recorded.invoiceDate,
+            net: formatCents(recorded.netCents),
+            vat: formatCents(recorded.vatCents),
+            gross: formatCents(recorded.grossCents),
+            differences: recorded.differences,
+            mismatch_confirmed: recorded.mismatchConfirmed,
+            recorded_by: recorded.recordedBy,
+            recorded_at: recorded.recordedAt.toISOString(),
+            changed: recorded.changed,
+          },
+          text,
+        );
+        return 0;
+      } catch (error) {
+        if (!(error instanceof PartnerInvoiceRefused)) throw error;
+        if (error.code === 'not_found') throw new Refusal(`no statement ${id}`);
+        const more = error.differences.length > 0 ? `\n  ${error.differences.join('\n  ')}\n  (--confirm-mismatch records it as it is)` : '';
+        throw new Refusal(`the invoice was not recorded: ${error.message}${more}`);
+      }
+    }, []);
+  },
+};
+
+const PARTNER_CONTACT_COMMAND: ModuleCommand = {
+  name: 'admin partner contact',
+  usage: [
+    "kontor admin partner contact ID --by EMAIL [--name NAME] [--phone PHONE] [--json]   set the partner's contact for its e-invoices (XRechnung needs a telephone); an empty value removes it",
+  ],
+  async run(args, io, ctx) {
+    const { positionals, values } = parse(args, { by: { type: 'string' }, name: { type: 'string' }, phone: { type: 'string' } }, 1);
+    const id = positionals[0] as string;
+    const by = requiredFlag(values, 'by');
+    const { PartnerContactError, partnerContact, setPartnerContact } = await import('../modules/statements/index.ts');
+    const { Refusal, actorFor, run } = await import('./app-action-commands.ts');
+    return run(io, async () => {
+      const partner = await ctx.db.selectFrom('commission_partners').select(['company_id', 'name']).where('id', '=', id).executeTakeFirst();
+      if (!partner) throw new Refusal(`no partner ${id}`);
+      const actor = await actorFor(ctx, by, partner.company_id, false);
+      const current = await partnerContact(ctx.db, partner.company_id, id);
+      try {
+        const result = await setPartnerContact(
+          ctx,
+          partner.company_id,
+          id,
+          {
+            contactName: typeof values.name === 'string' ? values.name : current.contactName,
+            phone: typeof values.phone === 'string' ? values.phone : current.phone,
+          },
+          actor,
+        );
+        print(
+          io,
+          Boolean(values.json),
+          { partner_id: id, contact_name: result.contactName, phone: result.phone, changed: result.changed },
+          result.changed
+            ? `partner ${id}: e-invoice contact set (${result.contactName ?? partner.name}, ${result.phone ?? 'no telephone'})`
+            : `partner ${id}: e-invoice contact unchanged`,
+        );
+        return 0;
+      } catch (error) {
+        if (error instanceof PartnerContactError) throw new Refusal(error.message);
+        throw error;
+      }
+    }, []);
+  },
+};
+
+export const STATEMENT_COMMANDS: ModuleCommand[] = [...STEP_COMMANDS, LIST_COMMAND, RECORD_INVOICE_COMMAND, PARTNER_CONTACT_COMMAND];

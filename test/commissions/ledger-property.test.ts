@@ -5,6 +5,7 @@ import { cancelStatement, markStatementPaid, objectToStatement } from '../../src
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { mulberry32 } from '../helpers/random.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
+import { recordRequestedInvoice } from '../statements/partner-invoices.ts';
 import { balanceAgainstEntries, postEvent, putAgreement, putPartner, putProduct } from './helpers.ts';
 
 // Property (issue 14, point 5): whatever happens — sales, partial and full refunds,
@@ -116,7 +117,11 @@ describe('the ledger over random event sequences', () => {
         const deps = { db: t.handle.db, clock: t.clock };
         if (roll < 0.25) await cancelStatement(deps, statement.id);
         else if (roll < 0.35 && statement.kind === 'self_billing') await objectToStatement(deps, statement.id);
-        else if (roll < 0.8) await markStatementPaid(deps, statement.id);
+        else if (roll < 0.8) {
+          // A request to invoice is paid against the partner's recorded invoice only (issue 24).
+          if (statement.kind === 'partner_invoice') await recordRequestedInvoice(t, statement.id);
+          await markStatementPaid(deps, statement.id);
+        }
         await check(`decision on ${statement.id}`);
       }
     }

@@ -78,7 +78,14 @@ describe('statementTitle and statementNotes', () => {
     assert.deepEqual(notesOf(privateSettlement), [
       'Es wird keine Umsatzsteuer ausgewiesen, da Sie als Privatperson kein Unternehmer im Sinne des § 2 UStG sind.',
     ]);
-    assert.match(notesOf(partnerInvoiceRequest)[0]!, /^Diese Abrechnung ist keine Rechnung\. Bitte stellen Sie uns .* eine Rechnung zuzüglich Umsatzsteuer/);
+    // The request names the amounts the API shows: 10 % of 3,000.00 = 300.00, + 19 % = 57.00, = 357.00.
+    assert.deepEqual(notesOf(partnerInvoiceRequest), [
+      'Diese Abrechnung ist keine Rechnung. Bitte stellen Sie uns über den Provisionsbetrag von 300,00\u00a0€ zuzüglich 19 % Umsatzsteuer (57,00\u00a0€), insgesamt 357,00\u00a0€, eine Rechnung.',
+    ]);
+    const { totals: _, ...withoutTotals } = partnerInvoiceRequest;
+    assert.deepEqual(statementNotes(withoutTotals), [
+      'Diese Abrechnung ist keine Rechnung. Bitte stellen Sie uns über den Provisionsbetrag eine Rechnung zuzüglich Umsatzsteuer in gesetzlicher Höhe.',
+    ]);
   });
 
   test('a cancelled request for the partner’s invoice asks for no invoice', () => {
@@ -345,7 +352,7 @@ describe('Gutschrift e-invoice: self-billed invoice 389', () => {
     assert.equal(cii.bt84, undefined);
   });
 
-  test('reverse charge: category AE with VATEX-EU-AE, both VAT IDs; XRechnung seller contact and address without a partner e-mail', async () => {
+  test('reverse charge: category AE with VATEX-EU-AE, both VAT IDs; the XRechnung seller contact is the partner’s own', async () => {
     const xml = await renderStatementXRechnung(reverseChargeGutschrift);
     const cii = readCii(xml);
     assert.equal(cii.bt24, XRECHNUNG_ID);
@@ -355,16 +362,38 @@ describe('Gutschrift e-invoice: self-billed invoice 389', () => {
       cii.vatBreakdown.map((entry) => [entry.category, entry.rate, entry.amount, entry.reason, entry.reasonCode]),
       [['AE', '0', '0.00', 'Reverse charge', 'VATEX-EU-AE']],
     );
-    // The partner has no e-mail and no telephone: the issuing company's stand in (BR-DE-6/7, BT-34).
+    // BR-DE-5/6/7 and BT-34: the partner's name, telephone and e-mail.
     assert.equal(cii.bt41, 'Agence Lumière SARL');
-    assert.equal(cii.bt42, company.phone);
-    assert.equal(cii.bt43, company.email);
-    assert.equal(ciiParties(xml).seller.electronicAddress, company.email);
+    assert.equal(cii.bt42, '+33 1 23 45 67 89');
+    assert.equal(cii.bt43, 'compta@agence-lumiere.fr');
+    assert.equal(ciiParties(xml).seller.electronicAddress, 'compta@agence-lumiere.fr');
   });
 
-  test('a partner’s own telephone is the seller contact’s', async () => {
-    const doc = { ...reverseChargeGutschrift, partner: { ...reverseChargeGutschrift.partner, phone: '+33 1 23 45 67 89' } };
-    assert.equal(readCii(await renderStatementXRechnung(doc)).bt42, '+33 1 23 45 67 89');
+  test('a partner’s contact person and telephone are the seller contact’s (BT-41, BT-42)', async () => {
+    const cii = readCii(await renderStatementXRechnung(regularGutschrift));
+    assert.deepEqual([cii.bt41, cii.bt42, cii.bt43], ['Sabine Sonnenschein', '+49 89 4711 0', 'buchhaltung@sonnenschein-werbung.de']);
+  });
+
+  test('never the company’s data in the partner’s place: ZUGFeRD leaves out what the partner has not given (issue 24)', async () => {
+    // The partner gave no telephone and no e-mail: BT-42, BT-43 and BT-34 are left out.
+    const doc = { ...reverseChargeGutschrift, eInvoice: 'zugferd' as const, partner: { ...reverseChargeGutschrift.partner, phone: null, email: null } };
+    const xml = await renderStatementFacturXml(doc);
+    const cii = readCii(xml);
+    assert.equal(cii.bt41, 'Agence Lumière SARL');
+    assert.equal(cii.bt42, undefined);
+    assert.equal(cii.bt43, undefined);
+    assert.equal(ciiParties(xml).seller.electronicAddress, undefined);
+    const seller = /<ram:SellerTradeParty>[\s\S]*?<\/ram:SellerTradeParty>/.exec(xml.toString())![0];
+    for (const companyValue of [company.phone!, company.email!, company.contactName!])
+      assert.ok(!seller.includes(companyValue), `the seller party holds the company's ${companyValue}`);
+    assert.deepEqual(await ciiSchemaErrors(xml), []);
+  });
+
+  test('an XRechnung is not written without the partner’s telephone or e-mail (BR-DE-6/7)', async () => {
+    const noPhone = { ...reverseChargeGutschrift, partner: { ...reverseChargeGutschrift.partner, phone: null } };
+    await assert.rejects(renderStatementXRechnung(noPhone), /needs the partner's telephone \(BR-DE-6\/7\)/);
+    const neither = { ...reverseChargeGutschrift, partner: { ...reverseChargeGutschrift.partner, phone: undefined, email: null } };
+    await assert.rejects(renderStatementXRechnung(neither), /needs the partner's telephone and e-mail/);
   });
 
   test('cancellation: 389 with negative quantities, BG-3 the cancelled Gutschrift, offset (97) instead of a transfer, no due date', async () => {

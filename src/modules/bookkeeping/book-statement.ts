@@ -35,7 +35,6 @@ const REVERSE_CHARGE_RATE = 19n;
 
 /** The journal lines of a statement or its cancellation (pure; position = index + 1). Empty for a zero statement. */
 export function statementJournalLines(chart: Chart, doc: StatementDocument): JournalLine[] {
-  const plan = accountPlan(chart);
   // A cancellation carries negative amounts: book its absolute amounts, then mirror.
   const sign = doc.type === 'cancellation' ? -1 : 1;
   const positive = (amount: string, what: string) => {
@@ -53,13 +52,43 @@ export function statementJournalLines(chart: Chart, doc: StatementDocument): Jou
   if ((doc.taxNote === 'regular') !== (doc.vatRate === 19) || vat !== expectedVat)
     throw new BookkeepingError('invalid_document', `${doc.number}: a ${doc.taxNote} statement at ${doc.vatRate} % cannot carry VAT ${doc.totals.vat}`);
   if (net === 0) return [];
+  const lines = commissionJournalLines(chart, {
+    taxNote: doc.taxNote,
+    taxStatus: doc.partner.taxStatus,
+    creditorNumber: doc.partner.creditorNumber,
+    net,
+    vat,
+    gross,
+    what: doc.number,
+  });
+  return doc.type === 'cancellation' ? mirror(lines) : lines;
+}
 
-  const creditor = creditorAccount(doc.partner.creditorNumber);
+/** A commission document's amounts as the books take them (positive cents; net + vat = gross). */
+export type CommissionAmounts = {
+  taxNote: StatementDocument['taxNote'];
+  taxStatus: StatementDocument['partner']['taxStatus'];
+  creditorNumber: string;
+  net: number;
+  vat: number;
+  gross: number;
+  /** The document named in refusals. */
+  what: string;
+};
+
+/**
+ * The lines of commission owed to a partner (a statement, or the partner's own invoice):
+ * H creditor against the expense, by tax note (see the top of this file). Pure.
+ */
+export function commissionJournalLines(chart: Chart, amounts: CommissionAmounts): JournalLine[] {
+  const plan = accountPlan(chart);
+  const { net, vat, gross } = amounts;
+  const creditor = creditorAccount(amounts.creditorNumber);
   const lines: JournalLine[] = [];
   const add = (account: string, side: 'S' | 'H', amountCents: number, taxKey: string | null = null) => {
     if (amountCents > 0) lines.push({ account, side, amountCents, taxKey });
   };
-  switch (doc.taxNote) {
+  switch (amounts.taxNote) {
     case 'regular':
       add(creditor, 'H', gross);
       add(plan.commissionExpense, 'S', net, TAX_KEY_INPUT_VAT_19);
@@ -73,14 +102,14 @@ export function statementJournalLines(chart: Chart, doc: StatementDocument): Jou
     case 'reverse_charge': {
       const tax = percentHalfUp(net, REVERSE_CHARGE_RATE);
       add(creditor, 'H', net);
-      add(reverseChargeAccount(plan, doc), 'S', net);
+      add(reverseChargeAccount(plan, amounts), 'S', net);
       add(plan.inputVatReverseCharge19, 'S', tax);
       add(plan.outputVatReverseCharge19, 'H', tax);
       break;
     }
   }
   assertBalanced(lines);
-  return doc.type === 'cancellation' ? mirror(lines) : lines;
+  return lines;
 }
 
 /**
@@ -132,8 +161,8 @@ function alreadyBooked(bookedNumber: string, doc: StatementDocument): false {
   return false;
 }
 
-function reverseChargeAccount(plan: AccountPlan, doc: StatementDocument): string {
-  switch (doc.partner.taxStatus) {
+function reverseChargeAccount(plan: AccountPlan, amounts: CommissionAmounts): string {
+  switch (amounts.taxStatus) {
     case 'eu_reverse_charge':
       return plan.commissionReverseChargeEu;
     case 'third_country':
@@ -141,13 +170,13 @@ function reverseChargeAccount(plan: AccountPlan, doc: StatementDocument): string
     default:
       throw new BookkeepingError(
         'invalid_document',
-        `${doc.number}: reverse charge (§ 13b UStG) needs a partner in another EU state or a third country, not ${doc.partner.taxStatus}`,
+        `${amounts.what}: reverse charge (§ 13b UStG) needs a partner in another EU state or a third country, not ${amounts.taxStatus}`,
       );
   }
 }
 
 /** round half up(cents × rate / 100) for non-negative cents, in integers. */
-function percentHalfUp(cents: number, rate: bigint): number {
+export function percentHalfUp(cents: number, rate: bigint): number {
   return Number((BigInt(cents) * rate * 2n + 100n) / 200n);
 }
 
@@ -168,7 +197,7 @@ function describe(doc: StatementDocument): string {
  * prefix and up to 13 letters or digits). A Swiss UID (CHE-123.456.789 MWST) or a partner
  * without a VAT ID leaves it empty; nothing in the booking depends on it.
  */
-function partnerVatId(doc: StatementDocument): string | null {
+export function partnerVatId(doc: Pick<StatementDocument, 'partner'>): string | null {
   const compact = (doc.partner.vatId ?? '').replace(/[\s.-]/g, '').toUpperCase();
   return /^[A-Z]{2}[A-Z0-9+*]{2,13}$/.test(compact) ? compact : null;
 }

@@ -4,6 +4,7 @@ import { addDays } from '../../shared/dates.ts';
 import { formatCents } from '../../shared/money.ts';
 import { divideHalfUp } from '../commissions/index.ts';
 import { type CompanyRow, sellerOf } from '../invoicing/build-document.ts';
+import type { PartnerContact } from './partner-contact.ts';
 import { statementNotes } from './render/statement-notes.ts';
 import type { StatementDocument, StatementKind, StatementTaxNote } from './statement-document.ts';
 
@@ -100,7 +101,13 @@ export type StatementFacts = {
 };
 
 /** The frozen document of a numbered statement (what the PDF, the e-invoice, the mail and the booking read). */
-export function buildStatementDocument(company: CompanyRow, partner: PartnerRow, facts: StatementFacts, payout: { iban: string | null }): StatementDocument {
+export function buildStatementDocument(
+  company: CompanyRow,
+  partner: PartnerRow,
+  facts: StatementFacts,
+  payout: { iban: string | null },
+  contact: PartnerContact = { contactName: null, phone: null },
+): StatementDocument {
   const doc: StatementDocument = {
     kind: facts.kind,
     type: facts.type,
@@ -125,6 +132,9 @@ export function buildStatementDocument(company: CompanyRow, partner: PartnerRow,
       iban: payout.iban,
       ibanMasked: partner.iban_masked,
       bic: partner.bic,
+      // The partner's own contact for the e-invoice (BG-6), as a person set it; nothing of the company.
+      phone: contact.phone,
+      contactName: contact.contactName,
     },
     lines: facts.lines.map((line) => ({
       position: line.position,
@@ -150,6 +160,7 @@ export function buildStatementDocument(company: CompanyRow, partner: PartnerRow,
     type: doc.type,
     precedingStatement: doc.precedingStatement,
     selfBillingAgreedOn: doc.selfBillingAgreedOn,
+    totals: doc.totals,
   });
   return doc;
 }

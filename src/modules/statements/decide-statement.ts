@@ -6,14 +6,16 @@ import type { Clock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { formatCents } from '../../shared/money.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
-import { bookStatement } from '../bookkeeping/index.ts';
+import { bookStatement, reversePartnerInvoice } from '../bookkeeping/index.ts';
 import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import type { Mailer } from '../mail/index.ts';
 import type { PartnerRow } from './build-statement.ts';
 import { mailStatement } from './deliver-statement.ts';
 import { issueStatement } from './issue-statement.ts';
+import { findPartnerInvoice, partnerInvoiceToBook } from './record-partner-invoice.ts';
 import type { StatementDocument } from './statement-document.ts';
+import { StatementError } from './statement-error.ts';
 import type { StatementRow, StatementView } from './statement-view.ts';
 import { findStatement, viewsOf } from './statements.repository.ts';
 
@@ -25,31 +27,7 @@ import { findStatement, viewsOf } from './statements.repository.ts';
 // acting in the app (or the CLI's --by) passes `actor`: the step is then limited to the
 // actor's company and its audit row is written in the same transaction.
 
-/** Why a step was refused (the app words it in German by this code). */
-export type StatementRefusal =
-  | 'not_found'
-  | 'draft_not_sendable'
-  | 'not_sendable'
-  | 'no_email'
-  | 'mail_failed'
-  | 'cancellation_not_cancellable'
-  | 'paid_not_cancellable'
-  | 'not_self_billing'
-  | 'not_objectable'
-  | 'paid_not_objectable'
-  | 'not_payable';
-
-export class StatementError extends Error {
-  /** The refusal's kind; `reason` carries the mail server's (German) words for mail_failed. */
-  readonly refusal: StatementRefusal | null;
-  readonly reason: string | null;
-  constructor(message: string, refusal: StatementRefusal | null = null, reason: string | null = null) {
-    super(message);
-    this.name = 'StatementError';
-    this.refusal = refusal;
-    this.reason = reason;
-  }
-}
+export { StatementError, type StatementRefusal } from './statement-error.ts';
 
 type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined };
 export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
@@ -203,6 +181,14 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli', act
       .returningAll()
       .executeTakeFirstOrThrow()) as StatementRow;
     const cancellation = await issueStatement(trx, { company, partner, statement: draft, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
+    // The partner's invoice recorded against the request is booked: its mirror under the
+    // cancellation's number settles it (the partner cancels its invoice; the payout sentence asks for it).
+    const invoice = statement.kind === 'partner_invoice' ? await findPartnerInvoice(trx, company.id, statement.id) : null;
+    if (invoice)
+      await reversePartnerInvoice(trx, company.id, company.chart, {
+        ...partnerInvoiceToBook(statement, partner, invoice, cancellation.issue_date as string),
+        cancellationNumber: cancellation.number as string,
+      });
     const cancelled = (await trx
       .updateTable('commission_statements')
       .set({ status: 'cancelled', cancelled_by_id: cancellationId, decided_by: by, updated_at: now })
@@ -293,6 +279,12 @@ export async function markStatementPaidIn(trx: Trx, clock: Clock, statementId: s
     throw new StatementError(
       `statement ${statement.number ?? statement.id} is ${statement.type === 'statement' ? statement.status : 'a cancellation'} and cannot be paid`,
       'not_payable',
+    );
+  // A request to invoice is paid against the partner's invoice only (issue 24).
+  if (statement.kind === 'partner_invoice' && !(await findPartnerInvoice(trx, company.id, statement.id)))
+    throw new StatementError(
+      `statement ${statement.number} asks the partner to invoice; record the partner's invoice before it is paid`,
+      'partner_invoice_missing',
     );
   const now = clock.now();
   await moveEntries(trx, statement, 'statemented', 'paid', now);

@@ -13,4 +13,19 @@ export {
   StatementError,
   sendStatement,
 } from './decide-statement.ts';
+export {
+  type PartnerContact,
+  PartnerContactError,
+  partnerContact,
+  setPartnerContact,
+  xrechnungContactGaps,
+} from './partner-contact.ts';
+export {
+  findPartnerInvoice,
+  type PartnerInvoiceField,
+  type PartnerInvoiceInput,
+  PartnerInvoiceRefused,
+  type RecordedPartnerInvoice,
+  recordPartnerInvoice,
+} from './record-partner-invoice.ts';
 export { registerCommissionStatementRoutes } from './statements.routes.ts';

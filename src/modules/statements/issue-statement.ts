@@ -5,7 +5,11 @@ import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import { bookStatement } from '../bookkeeping/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { buildStatementDocument, type PartnerRow } from './build-statement.ts';
+
+import { partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
 import type { StatementKind } from './statement-document.ts';
+import { StatementError } from './statement-error.ts';
+import { issuableKind, statementEInvoice } from './statement-terms.ts';
 import { type StatementRow, statementView } from './statement-view.ts';
 
 // Issuing a statement (from the run, or a draft by a person): its number from the kind's
@@ -36,7 +40,21 @@ export async function issueStatement(
   trx: Trx,
   input: { company: CompanyRow; partner: PartnerRow; statement: StatementRow; issueDate: string; now: Date; decidedBy?: string | null },
 ): Promise<StatementRow> {
-  const { company, partner, statement, issueDate, now } = input;
+  const { company, partner, issueDate, now } = input;
+  // A draft made before issue 24 as settlement for a taxable partner goes out as a request
+  // to invoice; a draft's e-invoice follows the partner as it is now (a person may have
+  // switched an XRechnung partner to ZUGFeRD to get it issued).
+  const kind = input.statement.type === 'statement' ? issuableKind(input.statement.kind, input.statement.tax_note) : input.statement.kind;
+  const eInvoice = input.statement.type === 'statement' ? statementEInvoice(partner, kind) : input.statement.e_invoice_format;
+  const statement: StatementRow = { ...input.statement, kind, e_invoice_format: eInvoice };
+  const contact = await partnerContact(trx, company.id, partner.id);
+  if (eInvoice === 'xrechnung') {
+    const gaps = xrechnungContactGaps(partner, contact);
+    if (gaps.length > 0) {
+      const sentence = xrechnungContactSentence(partner.name, gaps);
+      throw new StatementError(`statement ${statement.number ?? statement.id} was not issued: ${sentence}`, 'einvoice_contact_missing', sentence);
+    }
+  }
   const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
   let preceding: { number: string; issueDate: string } | null = null;
   if (statement.cancels_statement_id) {
@@ -66,11 +84,15 @@ export async function issueStatement(
     },
     // The payout account is set by a person in the app (issue 15); until then none is printed.
     { iban: null },
+    contact,
   );
   const issued = await trx
     .updateTable('commission_statements')
     .set({
       status: 'issued',
+      kind: statement.kind,
+      e_invoice_format: statement.e_invoice_format,
+      held_reason: null,
       number,
       issue_date: issueDate,
       document: JSON.stringify(doc),

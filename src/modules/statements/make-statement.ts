@@ -6,6 +6,7 @@ import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { type EntryForStatement, type PartnerRow, statementLines, statementTotals } from './build-statement.ts';
 import { issueStatement } from './issue-statement.ts';
+import { partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
 import { statementEInvoice, statementKind, statementTax } from './statement-terms.ts';
 import type { StatementRow } from './statement-view.ts';
 
@@ -16,7 +17,11 @@ import type { StatementRow } from './statement-view.ts';
 // statement is issued at once unless the company reviews statements (then a draft). A
 // run row per partner and period makes the run idempotent.
 
-export type MadeStatement = { outcome: 'made'; statement: StatementRow } | { outcome: 'below_minimum' | 'nothing_open' | 'done_before' };
+export type MadeStatement =
+  | { outcome: 'made'; statement: StatementRow }
+  /** Left a draft: issuing would need what the partner has not given (`reason`, German; kept on the statement). */
+  | { outcome: 'held'; statement: StatementRow; reason: string }
+  | { outcome: 'below_minimum' | 'nothing_open' | 'done_before' };
 
 export async function makeStatement(
   trx: Trx,
@@ -120,5 +125,21 @@ export async function makeStatement(
   await applyBalanceDeltas(trx, company.id, deltas);
   await recordRun(statementId);
   if (company.statements_need_review) return { outcome: 'made', statement: draft };
+  // An XRechnung needs the partner's telephone and e-mail (BR-DE-6/7): without them the
+  // statement waits as a draft, saying what is missing, until a person adds it and issues it.
+  if (draft.e_invoice_format === 'xrechnung') {
+    const gaps = xrechnungContactGaps(partner, await partnerContact(trx, company.id, partner.id));
+    if (gaps.length > 0) {
+      const reason = xrechnungContactSentence(partner.name, gaps);
+      const held = (await trx
+        .updateTable('commission_statements')
+        .set({ held_reason: reason })
+        .where('company_id', '=', company.id)
+        .where('id', '=', statementId)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as StatementRow;
+      return { outcome: 'held', statement: held, reason };
+    }
+  }
   return { outcome: 'made', statement: await issueStatement(trx, { company, partner, statement: draft, issueDate: input.issueDate, now }) };
 }

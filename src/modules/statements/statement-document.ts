@@ -36,10 +36,14 @@ export type StatementPartner = Party & {
   ibanMasked: string | null;
   bic: string | null;
   /**
-   * Optional (absent in snapshots without it): the partner's telephone, the seller contact
-   * telephone (BT-42, XRechnung BR-DE-6) of a Gutschrift; without it the company's is used.
+   * Optional (absent in older snapshots): the partner's telephone, the seller contact
+   * telephone (BT-42, XRechnung BR-DE-6) of a Gutschrift, as a person set it. Without it
+   * BT-42 is left out; an XRechnung is not issued without it (nothing of the company
+   * stands in for the partner's data).
    */
   phone?: string | null;
+  /** Optional: the partner's contact person (BT-41); without it the partner's name. */
+  contactName?: string | null;
 };
 
 /** One line: the commission earned under one agreement on one customer's revenue at one percent. */

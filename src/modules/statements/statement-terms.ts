@@ -9,16 +9,27 @@ type PartnerTerms = Pick<CommissionPartnersTable, 'billing_mode' | 'tax_status' 
 };
 
 /**
- * private_person → settlement; self_billing with an agreement on self-billing and no
- * objection → self_billing (a Gutschrift); settlement → settlement; anything else (a
- * self-billing partner without agreement or after an objection) → partner_invoice.
+ * The kind follows the partner's tax status first (german-rules §7): a private person is no
+ * Unternehmer, so it gets a settlement without VAT whatever its billing mode says. Anyone
+ * else may get a Gutschrift only with `billing_mode` self_billing, an agreement on
+ * self-billing and no objection (§ 14 Abs. 2 Satz 5 UStG); otherwise — also with
+ * `billing_mode` settlement, which only fits a private person — the statement asks the
+ * partner to invoice (decisions.md, issue 24).
  */
 export function statementKind(partner: PartnerTerms): StatementKind {
   if (partner.tax_status === 'private_person') return 'settlement';
-  if (partner.billing_mode === 'self_billing') {
-    return partner.self_billing_agreed_on !== null && partner.self_billing_objected_at === null ? 'self_billing' : 'partner_invoice';
-  }
-  return partner.billing_mode;
+  const selfBilling = partner.billing_mode === 'self_billing' && partner.self_billing_agreed_on !== null && partner.self_billing_objected_at === null;
+  return selfBilling ? 'self_billing' : 'partner_invoice';
+}
+
+/**
+ * The kind a statement made earlier can still be issued as: a settlement is for a private
+ * person only, so a draft made as settlement for a taxable partner (before issue 24) is
+ * issued as a request to invoice, which says the same amounts as its VAT.
+ */
+export function issuableKind(kind: StatementKind, taxNote: StatementTaxNote): StatementKind {
+  if (kind === 'settlement' && taxNote !== 'private_person') return 'partner_invoice';
+  return kind;
 }
 
 /** domestic regular 19 %; small business 0 %; EU and third country: reverse charge 0 %; private person: no VAT. */

@@ -3,7 +3,7 @@
 // § 14 Abs. 2 Satz 5 UStG) must say "Gutschrift" (§ 14 Abs. 4 Nr. 10 UStG); a settlement
 // with a private person and a request for the partner's invoice are no tax documents and
 // must not look like one (german-rules §7).
-import { formatDate } from '../../../shared/german-format.ts';
+import { formatDate, formatMoney } from '../../../shared/german-format.ts';
 import type { StatementDocument, StatementKind, StatementTaxNote } from '../statement-document.ts';
 
 export type StatementNotesInput = {
@@ -12,6 +12,11 @@ export type StatementNotesInput = {
   type: StatementDocument['type'];
   precedingStatement: { number: string; issueDate: string } | null;
   selfBillingAgreedOn: string | null;
+  /**
+   * The statement's totals (decimal strings): a request to invoice names the amounts the
+   * partner's invoice should carry, the same the API shows (net, VAT, gross).
+   */
+  totals?: { net: string; vat: string; gross: string } | undefined;
 };
 
 /** "Gutschrift", "Storno-Gutschrift", "Provisionsabrechnung", … — the document's name on the PDF. */
@@ -55,12 +60,19 @@ function selfBillingTaxNote(taxNote: StatementTaxNote): string | null {
   }
 }
 
-/** A request for the partner's invoice: not an invoice itself, and what the partner's invoice must say on VAT. */
-function partnerInvoiceNote(taxNote: StatementTaxNote): string {
-  const request = 'Diese Abrechnung ist keine Rechnung. Bitte stellen Sie uns über den Provisionsbetrag eine Rechnung';
+/**
+ * A request for the partner's invoice: not an invoice itself, and what the partner's invoice
+ * must say on VAT — with the amounts when they are known ("über den Provisionsbetrag von
+ * 250,00 € zuzüglich 19 % Umsatzsteuer (47,50 €), insgesamt 297,50 €").
+ */
+function partnerInvoiceNote(taxNote: StatementTaxNote, totals: StatementNotesInput['totals']): string {
+  const amount = totals ? ` von ${formatMoney(totals.net)}` : '';
+  const request = `Diese Abrechnung ist keine Rechnung. Bitte stellen Sie uns über den Provisionsbetrag${amount} eine Rechnung`;
   switch (taxNote) {
     case 'regular':
-      return `${request} zuzüglich Umsatzsteuer in gesetzlicher Höhe.`;
+      return totals
+        ? `Diese Abrechnung ist keine Rechnung. Bitte stellen Sie uns über den Provisionsbetrag${amount} zuzüglich 19 % Umsatzsteuer (${formatMoney(totals.vat)}), insgesamt ${formatMoney(totals.gross)}, eine Rechnung.`
+        : `${request} zuzüglich Umsatzsteuer in gesetzlicher Höhe.`;
     case 'small_business':
       return `${request} ohne Umsatzsteuer mit Hinweis auf § 19 UStG.`;
     case 'reverse_charge':
@@ -87,7 +99,7 @@ export function statementNotes(input: StatementNotesInput): string[] {
       break;
     case 'partner_invoice':
       // A cancelled request asks for no invoice; the payout sentence says what happens to one already sent.
-      notes.push(input.type === 'cancellation' ? 'Diese Abrechnung ist keine Rechnung.' : partnerInvoiceNote(input.taxNote));
+      notes.push(input.type === 'cancellation' ? 'Diese Abrechnung ist keine Rechnung.' : partnerInvoiceNote(input.taxNote, input.totals));
       break;
   }
   return notes;

@@ -3,6 +3,7 @@
 // (german-rules §3.9). BT-31/BT-32 are the partner's, BT-48 the company's.
 import type { Invoice } from '@e-invoice-eu/core';
 import { legalName } from '../../../../shared/german-format.ts';
+import type { EInvoiceProfile } from '../../../invoicing/render/einvoice/header.ts';
 import { postalAddress } from '../../../invoicing/render/einvoice/parties.ts';
 import type { StatementDocument } from '../../statement-document.ts';
 
@@ -24,28 +25,33 @@ function partnerTaxSchemes(partner: StatementDocument['partner']): TaxSchemes | 
  * the buyer (EN 16931 allows one without scheme "known by buyer and seller"); it also
  * satisfies BR-CO-26 for a partner with a Steuernummer only.
  *
- * BG-6 (XRechnung BR-DE-2, -5, -6, -7 are fatal): the partner's name, telephone and e-mail.
- * Where the partner record lacks one (partners usually have no telephone), the company's
- * stands in — the issuer of a Gutschrift is who answers questions about it; BT-34 (Peppol
- * R020, merged into XRechnung) falls back the same way. So the XRechnung of every partner
- * the company may self-bill passes, instead of the issue failing at render time.
+ * BG-6 (seller contact) and BT-34 (seller electronic address) are the partner's own: its
+ * contact person or name (BT-41), the telephone a person set (BT-42), its e-mail (BT-43,
+ * BT-34). What the partner has not given is left out — never the company's data in the
+ * partner's place. XRechnung requires all of them (BR-DE-5/6/7, Peppol R020): issuing
+ * refuses a Gutschrift as XRechnung without them (issue-statement.ts), and this throws as a
+ * last guard rather than write a contact that is not the partner's.
  */
-export function partnerAsSeller(doc: StatementDocument): SellerParty {
-  const { partner, company } = doc;
+export function partnerAsSeller(doc: StatementDocument, profile: EInvoiceProfile): SellerParty {
+  const { partner } = doc;
   const party: SellerParty = {
     'cac:PartyIdentification': [{ 'cbc:ID': partner.creditorNumber }],
     'cac:PostalAddress': postalAddress(partner),
     'cac:PartyLegalEntity': { 'cbc:RegistrationName': partner.name },
   };
-  const email = partner.email ?? company.email;
+  const email = partner.email ?? null;
+  const phone = partner.phone ?? null;
+  if (profile === 'xrechnung' && (!email || !phone))
+    throw new Error(
+      `statement ${doc.number}: an XRechnung needs the partner's ${[!phone && 'telephone', !email && 'e-mail'].filter(Boolean).join(' and ')} (BR-DE-6/7)`,
+    );
   if (email) {
     party['cbc:EndpointID'] = email;
     party['cbc:EndpointID@schemeID'] = 'EM';
   }
   const schemes = partnerTaxSchemes(partner);
   if (schemes) party['cac:PartyTaxScheme'] = schemes;
-  const contact: NonNullable<SellerParty['cac:Contact']> = { 'cbc:Name': partner.name };
-  const phone = partner.phone ?? company.phone;
+  const contact: NonNullable<SellerParty['cac:Contact']> = { 'cbc:Name': partner.contactName ?? partner.name };
   if (phone) contact['cbc:Telephone'] = phone;
   if (email) contact['cbc:ElectronicMail'] = email;
   party['cac:Contact'] = contact;

@@ -18,7 +18,7 @@ export function toSelfBilledInvoiceData(doc: StatementDocument, profile: EInvoic
       'cbc:IssueDate': doc.issueDate,
       'cbc:InvoiceTypeCode': SELF_BILLED_INVOICE,
       'cbc:DocumentCurrencyCode': doc.currency,
-      'cac:AccountingSupplierParty': { 'cac:Party': partnerAsSeller(doc) },
+      'cac:AccountingSupplierParty': { 'cac:Party': partnerAsSeller(doc, profile) },
       'cac:AccountingCustomerParty': { 'cac:Party': companyAsBuyer(doc) },
       'cac:PaymentMeans': paymentMeans(doc),
       'cac:PaymentTerms': paymentTerms(doc),
