@@ -6,9 +6,10 @@ import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request
 import { date, euro, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
-// The payout run: an admin picks issued statements, Kontor marks them paid and hands out the
-// SEPA credit-transfer file (pain.001.001.09) for the bank; earlier runs and their files
-// stay available.
+// The payout run: an admin picks issued statements, Kontor marks them paid, books the
+// payouts and hands out the SEPA credit-transfer file (pain.001.001.09) for the bank;
+// earlier runs and their files stay available. A request to invoice is offered only once the
+// partner's invoice is recorded, and then for that invoice's gross (issue 24).
 
 const RUN_ID = /^prn_[0-9a-z]{26}$/;
 
@@ -35,16 +36,17 @@ export function registerPayoutPages(web: FastifyInstance, deps: WebDeps): void {
         : html`<form method="post" action="/app/payouts" class="stack">${csrfField(member.session.csrfToken)}
 <div class="table-wrap"><table class="table">
 <thead><tr><th scope="col"><span class="visually-hidden">${t.choose}</span></th><th scope="col">${t.number}</th><th scope="col">${t.partner}</th><th scope="col">${t.period}</th><th scope="col">${t.payoutAccount}</th><th scope="col" class="num">${t.amount}</th></tr></thead>
-<tbody>${payable.map(
-            (
-              s,
-            ) => html`<tr><td><input type="checkbox" name="statement" value="${s.id}" id="s-${s.id}"${s.iban_masked ? html` checked` : html` disabled`} aria-label="${s.number} ${s.partner_name}"></td>
-<td><label for="s-${s.id}">${s.number}</label></td><td>${s.partner_name}</td><td>${date(s.period_start)} – ${date(s.period_end)}</td>
-<td>${s.iban_masked ?? html`<a href="/app/partners/${s.partner_id}" class="badge warn">${t.missing}</a>`}</td><td class="num">${euro(s.gross_cents)}</td></tr>`,
-          )}</tbody></table></div>
+<tbody>${payable.map((s) => {
+            // A request to invoice is paid against the partner's recorded invoice only, its gross (issue 24).
+            const waiting = s.kind === 'partner_invoice' && s.invoice_number === null;
+            const selectable = s.iban_masked !== null && !waiting;
+            return html`<tr><td><input type="checkbox" name="statement" value="${s.id}" id="s-${s.id}"${selectable ? html` checked` : html` disabled`} aria-label="${s.number} ${s.partner_name}"></td>
+<td><label for="s-${s.id}">${s.number}</label>${waiting ? html` <a href="/app/statements/${s.id}" class="badge warn" title="${t.share.invoiceMissingHint}">${t.share.invoiceMissing}</a>` : s.invoice_number ? html`<br><span class="hint">${t.share.againstInvoice(s.invoice_number)}</span>` : ''}</td><td>${s.partner_name}</td><td>${date(s.period_start)} – ${date(s.period_end)}</td>
+<td>${s.iban_masked ?? html`<a href="/app/partners/${s.partner_id}" class="badge warn">${t.missing}</a>`}</td><td class="num">${euro(s.invoice_gross_cents ?? s.gross_cents)}</td></tr>`;
+          })}</tbody></table></div>
 <div class="filters"><div><label for="execution_date">${t.executionDate}</label><input id="execution_date" name="execution_date" type="date" required min="${day}" value="${day}"></div>
 <div class="filter-actions"><button type="submit" class="primary">${t.createPayoutRun}</button></div></div>
-<p class="hint">${t.payoutRunHint}</p>
+<p class="hint">${t.payoutRunHint} ${t.share.invoiceMissingHint}</p>
 </form>`;
     const history =
       runs.length === 0

@@ -10,6 +10,7 @@ import {
   sendStatement,
 } from '../../modules/statements/decide-statement.ts';
 import { statementFiles } from '../../modules/statements/deliver-statement.ts';
+import { findPartnerInvoice, type PartnerInvoiceField, PartnerInvoiceRefused, recordPartnerInvoice } from '../../modules/statements/record-partner-invoice.ts';
 import { statementNotes } from '../../modules/statements/render/statement-notes.ts';
 import type { StatementDocument } from '../../modules/statements/statement-document.ts';
 import { fileKinds } from '../../modules/statements/statements.repository.ts';
@@ -17,14 +18,17 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, type Member, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
-import { date, dateTimeFormat, euro, today } from './money.ts';
+import { germanDecimal } from './invoice-form.ts';
+import { date, dateTimeFormat, euro, today, typedDate } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Revenue-share statements: the list (filter by status and partner, paging by key), and one
 // statement with its lines, where its commission came from, the PDF and its history; the
 // person-side steps by state — issue a draft, send, cancel, record an objection, mark paid
 // (admins, as the payout run) — each through the statements module with the person in the
-// audit trail, in the step's own transaction. Refusals show in German, never as a 500.
+// audit trail, in the step's own transaction. A request to invoice takes the partner's
+// invoice (number, date, amounts; a difference is shown and must be confirmed) before it
+// can be paid (issue 24). Refusals show in German, never as a 500.
 
 const ID = /^cst_[0-9a-z]{26}$/;
 const PARTNER_ID = /^cpt_[0-9a-z]{26}$/;
@@ -147,8 +151,10 @@ async function loadStatement(deps: WebDeps, member: Member, id: string) {
     entryCount = Number(counted.n);
   }
   const kinds = files.get(id) ?? new Set<string>();
+  const invoice = statement.kind === 'partner_invoice' ? await findPartnerInvoice(deps.db, companyId, id) : null;
   return {
     statement,
+    invoice,
     partner,
     cancels: others.find((o) => o.id === statement.cancels_statement_id) ?? null,
     cancelledBy: others.find((o) => o.id === statement.cancelled_by_id) ?? null,
@@ -199,9 +205,11 @@ function actionsSection(t: Share, member: Member, loaded: Loaded, payoutsLabel: 
   }
   if (open && statement.type === 'statement' && unpaid) {
     parts.push(
-      member.role === 'admin'
-        ? step('mark-paid', t.markPaid, '', html`${t.markPaidHint} <a href="/app/payouts">${payoutsLabel}</a>.`, html` data-confirm="${t.markPaidConfirm}"`)
-        : note(t.markPaidAdminOnly),
+      statement.kind === 'partner_invoice' && !loaded.invoice
+        ? note(t.markPaidNeedsInvoice)
+        : member.role === 'admin'
+          ? step('mark-paid', t.markPaid, '', html`${t.markPaidHint} <a href="/app/payouts">${payoutsLabel}</a>.`, html` data-confirm="${t.markPaidConfirm}"`)
+          : note(t.markPaidAdminOnly),
     );
     if (statement.kind === 'self_billing') parts.push(step('objection', t.objection, 'danger', t.objectionHint, html` data-confirm="${t.objectionConfirm}"`));
     parts.push(step('cancel', t.cancel, 'danger', t.cancelHint, html` data-confirm="${t.cancelConfirm}"`));
@@ -209,6 +217,60 @@ function actionsSection(t: Share, member: Member, loaded: Loaded, payoutsLabel: 
   if (open && statement.type === 'statement' && !unpaid) parts.push(note(t.paidNotCancellable));
   if (parts.length === 0) return html``;
   return html`<section class="panel" aria-labelledby="actions-heading"><h2 id="actions-heading">${t.actions}</h2><div class="stack">${parts}</div></section>`;
+}
+
+/** The partner-invoice form as sent back after a refusal: the typed values, the field sentences, the differences to confirm. */
+export type InvoiceForm = { values: Record<string, string>; fields: Partial<Record<PartnerInvoiceField, string>>; differences: string[] };
+
+const INVOICE_FIELDS: { name: PartnerInvoiceField; label: (t: Share) => string; hint?: (t: Share) => string; mode?: string }[] = [
+  { name: 'number', label: (t) => t.invoiceNumber },
+  { name: 'invoice_date', label: (t) => t.invoiceDate, hint: (t) => t.dateHint },
+  { name: 'net', label: (t) => t.invoiceNet, hint: (t) => t.amountHint, mode: 'decimal' },
+  { name: 'vat', label: (t) => t.invoiceVat, hint: (t) => t.amountHint, mode: 'decimal' },
+  { name: 'gross', label: (t) => t.invoiceGross, hint: (t) => t.amountHint, mode: 'decimal' },
+];
+
+/** A request to invoice: the partner's recorded invoice, or the form to record it (issue 24). */
+function partnerInvoiceSection(t: Share, member: Member, loaded: Loaded, form: InvoiceForm | null): Html {
+  const { statement, invoice } = loaded;
+  if (statement.kind !== 'partner_invoice' || statement.type !== 'statement') return html``;
+  const expected = html`<p class="hint">${t.expected(euro(statement.net_cents), euro(statement.vat_cents), euro(statement.gross_cents))}</p>`;
+  const heading = html`<h2 id="invoice-heading">${t.partnerInvoice}</h2>`;
+  if (invoice) {
+    const time = dateTimeFormat(member.company.timezone);
+    return html`<section class="panel" aria-labelledby="invoice-heading">${heading}
+<p class="strong">${t.invoiceRecorded(invoice.number, date(invoice.invoiceDate))}</p>
+<dl class="facts"><div><dt>${t.invoiceNet}</dt><dd>${euro(invoice.netCents)}</dd></div><div><dt>${t.invoiceVat}</dt><dd>${euro(invoice.vatCents)}</dd></div><div><dt>${t.invoiceGross}</dt><dd class="strong">${euro(invoice.grossCents)}</dd></div></dl>
+${expected}
+${invoice.differences.length > 0 ? html`<p>${t.differencesConfirmed}</p><ul class="messages">${invoice.differences.map((d) => html`<li>${d}</li>`)}</ul>` : ''}
+<p class="hint">${t.recordedBy(invoice.recordedBy, time.format(invoice.recordedAt))}. ${statement.paid_at ? '' : t.payoutAgainstInvoice(euro(invoice.grossCents))}</p></section>`;
+  }
+  const open = (statement.status === 'issued' || statement.status === 'sent') && statement.paid_at === null;
+  if (!open)
+    return statement.status === 'draft'
+      ? html``
+      : html`<section class="panel" aria-labelledby="invoice-heading">${heading}<p class="muted">${t.invoiceNotRecordable}</p></section>`;
+  const values = form?.values ?? {};
+  const fields = form?.fields ?? {};
+  const input = (spec: (typeof INVOICE_FIELDS)[number]) => {
+    const id = `pi-${spec.name}`;
+    const error = fields[spec.name];
+    const hint = spec.hint?.(t);
+    const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+    return html`<label for="${id}">${spec.label(t)}</label><input id="${id}" name="${spec.name}" value="${values[spec.name] ?? ''}" autocomplete="off" spellcheck="false" required${spec.mode ? html` inputmode="${spec.mode}"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}>
+${hint ? html`<p id="${id}-hint" class="hint">${hint}</p>` : ''}${error ? html`<p id="${id}-error" class="hint"><span class="badge error">${t.errorBadge}</span> ${error}</p>` : ''}`;
+  };
+  const mismatch =
+    form && form.differences.length > 0
+      ? html`<div class="panel warn" role="alert"><p>${t.mismatchTitle}</p><ul class="messages">${form.differences.map((d) => html`<li>${d}</li>`)}</ul>
+<label class="check" for="pi-confirm"><input type="checkbox" id="pi-confirm" name="confirm_mismatch" value="1"> ${t.confirmMismatch}</label></div>`
+      : '';
+  return html`<section class="panel" aria-labelledby="invoice-heading">${heading}<p>${t.partnerInvoiceIntro}</p>${expected}
+<form method="post" action="/app/statements/${statement.id}/record-invoice" class="form" novalidate>${csrfField(member.session.csrfToken)}
+${INVOICE_FIELDS.map(input)}
+${mismatch}
+<button type="submit" class="primary">${t.recordInvoice}</button>
+</form></section>`;
 }
 
 function historySection(t: Share, member: Member, loaded: Loaded): Html {
@@ -222,19 +284,23 @@ function historySection(t: Share, member: Member, loaded: Loaded): Html {
     used.add(index);
     return audit[index]?.email ?? null;
   };
-  const items: Html[] = [];
-  if (statement.type === 'statement') items.push(html`<li><time>${time.format(new Date(statement.created_at))}</time> ${t.created}</li>`);
+  const items: { at: number; item: Html }[] = [];
+  const add = (at: Date, item: Html) => items.push({ at: new Date(at).getTime(), item: html`<li><time>${time.format(new Date(at))}</time> ${item}</li>` });
+  if (statement.type === 'statement') add(statement.created_at, html`${t.created}`);
   for (const event of events) {
     const email = who(event.type, event.created_at);
     const viaRun =
       event.type === 'commission_statement.paid' && run && !email
         ? html` ${member.role === 'admin' ? html`<a href="/app/payouts/${run.id}">${t.inPayoutRun}</a>` : t.inPayoutRun} ${t.by(run.email)}`
         : '';
-    items.push(
-      html`<li><time>${time.format(new Date(event.created_at))}</time> ${t.events[event.type] ?? event.type}${email ? html` ${t.by(email)}` : ''}${viaRun}</li>`,
-    );
+    add(event.created_at, html`${t.events[event.type] ?? event.type}${email ? html` ${t.by(email)}` : ''}${viaRun}`);
   }
-  return html`<h2>${t.history}</h2><ul class="timeline">${items}</ul>`;
+  // Steps without an event of their own: the partner's invoice recorded (issue 24).
+  for (const row of audit.filter((a) => a.action === 'statement.invoice_recorded'))
+    add(row.at, html`${t.auditActions['statement.invoice_recorded']} ${t.by(row.email)}`);
+  // Stable: same instants keep their order (created before issued).
+  items.sort((a, b) => a.at - b.at);
+  return html`<h2>${t.history}</h2><ul class="timeline">${items.map((i) => i.item)}</ul>`;
 }
 
 function linesTable(t: Share, statement: Loaded['statement']): Html {
@@ -296,6 +362,7 @@ export function registerStatementPages(web: FastifyInstance, deps: WebDeps): voi
         's.vat_cents',
         's.gross_cents',
         's.paid_at',
+        's.held_reason',
         's.partner_id',
         'p.name as partner_name',
       ])
@@ -342,7 +409,7 @@ export function registerStatementPages(web: FastifyInstance, deps: WebDeps): voi
 <td class="num">${euro(s.net_cents)}</td>
 <td class="num">${euro(s.vat_cents)}</td>
 <td class="num">${euro(s.gross_cents)}</td>
-<td>${statusBadge(t, s.status)}</td>
+<td>${statusBadge(t, s.status)}${s.status === 'draft' && s.held_reason ? html` <span class="badge warn">${t.held}</span>` : ''}</td>
 <td>${s.paid_at ? html`<span class="badge ok">${t.yes}</span>` : t.no}</td>
 </tr>`,
           )}</tbody></table></div>`;
@@ -354,7 +421,7 @@ ${found.length > PAGE_SIZE && last ? html`<a href="${listUrl(query, Number(last.
     return sendPage(reply, page(shell(request, 'statements'), t.statements, html`<p class="lead">${t.statementsIntro}</p>${filters}${table}${paging}`));
   });
 
-  const detail = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200) => {
+  const detail = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, invoiceForm: InvoiceForm | null = null) => {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
     const t = request.t.share;
@@ -379,7 +446,9 @@ ${statement.objected_at ? html`<div><dt>${t.objectedOn}</dt><dd>${day(statement.
 ${cancels ? html`<div><dt>${t.cancels}</dt><dd><a href="/app/statements/${cancels.id}">${cancels.number}</a></dd></div>` : ''}
 ${cancelledBy ? html`<div><dt>${t.cancelledBy}</dt><dd><a href="/app/statements/${cancelledBy.id}">${cancelledBy.number}</a></dd></div>` : ''}
 </dl>
+${statement.status === 'draft' && statement.held_reason ? html`<div class="panel warn" role="status"><p class="strong">${t.held}</p><p>${statement.held_reason}</p></div>` : ''}
 ${actionsSection(t, member, loaded, request.t.nav.payouts)}
+${partnerInvoiceSection(t, member, loaded, invoiceForm)}
 ${linesTable(t, statement)}
 ${notes.length > 0 ? html`<h2>${t.taxNote}</h2><ul class="messages">${notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
 ${originsSection(t, loaded)}
@@ -420,7 +489,7 @@ ${historySection(t, member, loaded)}
         if (done === 'issued' && row.number) text = t.done.issued(row.number);
         else if (done === 'sent' && row.sent_to) text = t.done.sent(row.sent_to);
         else if (done === 'cancelled' && cancellation?.number) text = t.done.cancelled(cancellation.number);
-        else if (done === 'discarded' || done === 'objected' || done === 'paid' || done === 'unchanged') text = t.done[done];
+        else if (done === 'discarded' || done === 'objected' || done === 'paid' || done === 'unchanged' || done === 'invoice_recorded') text = t.done[done];
       }
     }
     return detail(request, reply, text ? { kind: 'ok', text } : null);
@@ -455,13 +524,52 @@ ${historySection(t, member, loaded)}
         if (!(error instanceof StatementError)) throw error;
         if (error.refusal === 'not_found') return reply.callNotFound();
         const known = error.refusal ? t.refusals[error.refusal] : undefined;
-        const text = error.refusal === 'mail_failed' && error.reason ? `${known} ${error.reason}` : (known ?? t.refusedOther);
-        const status = error.refusal === 'mail_failed' || error.refusal === 'no_email' ? 422 : 409;
+        // The mail server's words, or what the partner's XRechnung lacks, follow the refusal.
+        const text = known && error.reason ? `${known} ${error.reason}` : (known ?? t.refusedOther);
+        const status = error.refusal === 'mail_failed' || error.refusal === 'no_email' || error.refusal === 'einvoice_contact_missing' ? 422 : 409;
         return detail(request, reply, { kind: 'error', text }, status);
       }
       return redirect(reply, `/app/statements/${id}?done=${doneOf(step, result)}`);
     });
   }
+
+  // The partner's invoice for a request to invoice (members and admins: it is the daily work; paying stays an admin's).
+  web.post('/statements/:id/record-invoice', async (request, reply) => {
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    const { id } = request.params as { id: string };
+    if (!ID.test(id)) return reply.callNotFound();
+    const raw = (request.body ?? {}) as Record<string, string | string[] | undefined>;
+    const value = (name: string) => String(Array.isArray(raw[name]) ? (raw[name] as string[])[0] : (raw[name] ?? '')).slice(0, 200);
+    const values = Object.fromEntries(['number', 'invoice_date', 'net', 'vat', 'gross'].map((name) => [name, value(name)]));
+    // German input (05.11.2026, 1.234,56) or ISO: the operation takes ISO dates and decimal points.
+    const amount = (text: string) => germanDecimal(text) ?? (/^\s*\d+\.\d{1,2}\s*$/.test(text) ? text.trim() : text.trim() === '' ? '' : '-');
+    try {
+      await recordPartnerInvoice(
+        deps,
+        id,
+        {
+          number: values.number as string,
+          invoiceDate: typedDate(values.invoice_date as string) ?? (values.invoice_date as string),
+          net: amount(values.net as string),
+          vat: amount(values.vat as string),
+          gross: amount(values.gross as string),
+          confirmMismatch: value('confirm_mismatch') === '1',
+        },
+        { ...actorOf(member), email: member.session.email },
+      );
+    } catch (error) {
+      if (!(error instanceof PartnerInvoiceRefused)) throw error;
+      if (error.code === 'not_found') return reply.callNotFound();
+      const conflict = error.code === 'not_recordable' || error.code === 'already_recorded';
+      return detail(request, reply, { kind: 'error', text: error.message }, conflict ? 409 : 422, {
+        values,
+        fields: error.fields,
+        differences: error.differences,
+      });
+    }
+    return redirect(reply, `/app/statements/${id}?done=invoice_recorded`);
+  });
 
   for (const kind of ['pdf', 'xml'] as const) {
     web.get(`/statements/:id/${kind}`, async (request, reply) => {
