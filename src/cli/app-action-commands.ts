@@ -219,33 +219,39 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
   },
   {
     name: 'bank unassigned',
-    usage: ['kontor bank unassigned --company ID [--json]   the credits left to assign by hand'],
+    usage: ['kontor bank unassigned --company ID [--json]   the credits and debits left to assign by hand'],
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' } }, 0);
       const companyId = requiredFlag(values, 'company');
       const rows = await ctx.db
         .selectFrom('bank_transactions as t')
         .innerJoin('bank_entries as e', (join) => join.onRef('e.company_id', '=', 't.company_id').onRef('e.id', '=', 't.entry_id'))
-        .select(['t.entry_id', 't.position', 't.unassigned_cents', 't.payer_name', 't.remittance_text', 'e.booking_date'])
+        .select(['t.entry_id', 't.position', 't.unassigned_cents', 't.payer_name', 't.remittance_text', 't.note', 'e.booking_date', 'e.direction'])
         .where('t.company_id', '=', companyId)
         .where('t.status', '=', 'unmatched')
         .orderBy('e.booking_date')
         .orderBy('t.entry_id')
         .orderBy('t.position')
         .execute();
+      // A debit (issue 24): a refund or return not taken back from an invoice in full; `note` says why.
       const list = rows.map((r) => ({
         entry_id: r.entry_id,
         position: r.position,
         booking_date: r.booking_date,
+        direction: r.direction,
         amount: formatCents(r.unassigned_cents),
         payer_name: r.payer_name,
         remittance_text: r.remittance_text,
+        note: r.note,
       }));
       const text =
         list.length === 0
-          ? 'no credits left to assign'
+          ? 'no credits or debits left to assign'
           : list
-              .map((c) => `${c.entry_id} ${c.position}  ${c.booking_date}  ${c.amount} EUR  ${c.payer_name ?? '(no name)'}  "${c.remittance_text ?? ''}"`)
+              .map(
+                (c) =>
+                  `${c.entry_id} ${c.position}  ${c.booking_date}  ${c.direction === 'debit' ? '-' : ''}${c.amount} EUR  ${c.payer_name ?? '(no name)'}  "${c.remittance_text ?? ''}"${c.direction === 'debit' ? `  (${c.note ?? 'debit'})` : ''}`,
+              )
               .join('\n');
       print(io, Boolean(values.json), list, text);
       return 0;
@@ -254,7 +260,7 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
   {
     name: 'bank assign',
     usage: [
-      'kontor bank assign ENTRY_ID POSITION INVOICE_NUMBER --company ID --by EMAIL [--json]   assign a credit to an open invoice by hand (booked like a match)',
+      'kontor bank assign ENTRY_ID POSITION INVOICE_NUMBER --company ID --by EMAIL [--json]   assign a credit to an open invoice by hand (booked like a match), or a debit to the invoice it takes money back from',
     ],
     async run(args, io, ctx) {
       const { positionals, values } = parse(args, { company: { type: 'string' }, by: { type: 'string' } }, 3);
@@ -264,10 +270,27 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
       const position = Number(positionText);
       if (!Number.isInteger(position) || position < 1)
         throw new (await import('./io.ts')).UsageError(`POSITION must be a whole number ≥ 1, got ${positionText}`);
-      const { AssignCreditError, assignBankCredit } = await import('../modules/payments/assign-credit.ts');
+      const { AssignCreditError } = await import('../modules/payments/assign-credit.ts');
+      const { assignBankTransaction } = await import('../modules/payments/assign-bank-transaction.ts');
       return run(io, async () => {
         const actor = await actorFor(ctx, by, companyId, false);
-        const result = await assignBankCredit(ctx, companyId, { entryId, position }, invoiceNumber, actor);
+        const result = await assignBankTransaction(ctx, companyId, { entryId, position }, invoiceNumber, actor);
+        if (result.direction === 'debit') {
+          print(
+            io,
+            Boolean(values.json),
+            {
+              reversal_id: result.reversalId,
+              invoice_number: result.invoiceNumber,
+              amount: formatCents(result.invoiceCents),
+              credit: formatCents(result.creditCents),
+              left: formatCents(result.leftCents),
+              invoice_status: result.statusAfter,
+            },
+            `${formatCents(result.invoiceCents + result.creditCents)} EUR taken back from ${result.invoiceNumber} (${formatCents(result.invoiceCents)} of its payment, ${formatCents(result.creditCents)} of the customer credit; now ${result.statusAfter}); ${formatCents(result.leftCents)} EUR of the debit left`,
+          );
+          return 0;
+        }
         print(
           io,
           Boolean(values.json),

@@ -29,16 +29,27 @@ function entryLines(entry: EntryOutcome): string[] {
   return entry.transactions.map((tx) => {
     const who = tx.payer_name ?? '(no name)';
     const what =
-      tx.payments.length > 0
-        ? [
-            ...tx.payments.map((p) =>
-              p.effect === 'paid' ? `${p.invoice_number} paid (${p.amount})` : `${p.invoice_number} partially paid (${p.amount}, ${p.open_after} open)`,
-            ),
-            ...(tx.credit ? [`${tx.credit.amount} EUR credit for ${tx.credit.customer_name}`] : []),
-          ].join('; ')
-        : `${tx.note ?? ''}${tx.status === 'unmatched' && tx.remittance_text ? ` — "${tx.remittance_text}"` : ''}`;
+      tx.reversals.length > 0
+        ? [...tx.reversals.map(reversalText), ...(tx.status === 'unmatched' && tx.note ? [tx.note] : [])].join('; ')
+        : tx.payments.length > 0
+          ? [
+              ...tx.payments.map((p) =>
+                p.effect === 'paid' ? `${p.invoice_number} paid (${p.amount})` : `${p.invoice_number} partially paid (${p.amount}, ${p.open_after} open)`,
+              ),
+              ...(tx.credit ? [`${tx.credit.amount} EUR credit for ${tx.credit.customer_name}`] : []),
+            ].join('; ')
+          : `${tx.note ?? ''}${tx.status === 'unmatched' && tx.remittance_text ? ` — "${tx.remittance_text}"` : ''}`;
     return `${head}  ${sign(entry)}${tx.amount} ${entry.currency}  ${who}  ${what}`;
   });
+}
+
+/** A debit taken back from an invoice (issue 24): of its payment and/or of the customer credit its over-payment left. */
+function reversalText(r: EntryOutcome['transactions'][number]['reversals'][number]): string {
+  const parts = [
+    r.amount !== '0.00' ? `${r.amount} taken back (now ${r.status_after.replace('_', ' ')})` : null,
+    r.credit !== '0.00' ? `${r.credit} customer credit paid back` : null,
+  ];
+  return `${r.invoice_number} ${parts.filter(Boolean).join(', ')}`;
 }
 
 function describe(result: BankImportResult, file: string): string {
@@ -60,6 +71,10 @@ function describe(result: BankImportResult, file: string): string {
     `Totals: ${t.matched} matched, ${t.partially_matched} partly matched, ${t.unmatched} unmatched, ${t.ignored} ignored, ${t.duplicates} already imported`,
     `        received ${t.received} EUR: applied ${t.applied} EUR to invoices (${t.invoices_paid} paid, ${t.invoices_partially_paid} partially paid), customer credit ${t.credited} EUR, unassigned ${t.unassigned} EUR`,
   );
+  if (t.paid_out !== '0.00')
+    out.push(
+      `        paid out ${t.paid_out} EUR: taken back ${t.reversed} EUR from ${t.invoices_reversed} invoice${t.invoices_reversed === 1 ? '' : 's'}, customer credit paid back ${t.credit_refunded} EUR, unassigned ${t.debits_unassigned} EUR`,
+    );
   return out.join('\n');
 }
 

@@ -1,6 +1,7 @@
+import type { ColumnType } from 'kysely';
 import type { Timestamp } from './schema.ts';
 
-// Row types of the payment tables (migrations/0004_payments.sql).
+// Row types of the payment tables (migrations/0004_payments.sql, 0033_payment_reversals.sql, 0034_bank_transaction_notes.sql).
 
 /** camt.05x.001.NN (053 statement, 052 intraday report, 054 notification; .02–.13), MT940, MT942. */
 export type StatementFormat = `camt.05${'2' | '3' | '4'}.001.${string}` | 'mt940' | 'mt942';
@@ -59,6 +60,8 @@ export interface BankTransactionsTable {
   status: BankTransactionStatus;
   note: string | null;
   unassigned_cents: number;
+  /** Why it waits for a person, as import notes (codes with values, payments/import-notes.ts); null: none (0034). */
+  notes: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface PaymentAllocationsTable {
@@ -69,6 +72,29 @@ export interface PaymentAllocationsTable {
   invoice_id: string;
   amount_cents: number;
   booking_date: string;
+  created_at: Timestamp;
+  /** The invoice had been marked overdue before this payment (0033): a reversal restores the flag. */
+  invoice_was_overdue: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export type ReversalKind = 'refund' | 'return';
+
+/** A debit's part applied to one invoice: amount paid and customer credit taken back (0033). */
+export interface PaymentReversalsTable {
+  company_id: string;
+  id: string;
+  entry_id: string;
+  transaction_position: number;
+  invoice_id: string;
+  invoice_cents: number;
+  credit_cents: number;
+  booking_date: string;
+  kind: ReversalKind;
+  return_marker: string | null;
+  return_reason: string | null;
+  status_before: 'issued' | 'sent' | 'partially_paid' | 'paid';
+  paid_before_cents: number;
+  assigned_by: string | null;
   created_at: Timestamp;
 }
 
@@ -90,4 +116,5 @@ export type PaymentsTables = {
   bank_transactions: BankTransactionsTable;
   payment_allocations: PaymentAllocationsTable;
   customer_credits: CustomerCreditsTable;
+  payment_reversals: PaymentReversalsTable;
 };

@@ -17,7 +17,18 @@ export const fixtureText = (name: string, encoding: 'utf8' | 'win1252' = 'utf8')
 /** The company's account in test/helpers/company.ts. */
 export const COMPANY_IBAN = 'DE89370400440532013000';
 
-export type CamtTx = { amount: string; text?: string; name?: string; iban?: string; e2e?: string; ref?: string };
+export type CamtTx = {
+  amount: string;
+  text?: string;
+  name?: string;
+  iban?: string;
+  e2e?: string;
+  ref?: string;
+  /** A return (issue 24): RtrInf with this reason code (MD06, AM04, …). */
+  returnReason?: string;
+  /** AmtDtls/InstdAmt: a return's original amount when the bank added its fees. */
+  instructed?: string;
+};
 export type CamtEntry = {
   amount: string;
   /** Default CRDT. */
@@ -31,29 +42,54 @@ export type CamtEntry = {
   /** Default: one transaction of the entry's amount with `text`. */
   text?: string;
   name?: string;
+  /** Of the default transaction: its end-to-end reference, a return's reason code. */
+  e2e?: string;
+  returnReason?: string;
+  /** BkTxCd/Domn (PMNT/IDDT/UPDD) or the DK Prtry code (NRTI+109). */
+  bankCode?: string;
   txs?: CamtTx[];
 };
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
-function txXml(tx: CamtTx, withAmount: boolean, currency: string): string {
+function txXml(tx: CamtTx, withAmount: boolean, currency: string, debit: boolean): string {
+  // The other party: the payer of a credit, the payee of a debit.
+  const [party, account] = debit ? ['Cdtr', 'CdtrAcct'] : ['Dbtr', 'DbtrAcct'];
   return [
     '<TxDtls>',
     tx.e2e ? `<Refs><EndToEndId>${esc(tx.e2e)}</EndToEndId></Refs>` : '',
     withAmount ? `<Amt Ccy="${currency}">${tx.amount}</Amt>` : '',
-    `<RltdPties><Dbtr><Pty><Nm>${esc(tx.name ?? 'Zahler GmbH')}</Nm></Pty></Dbtr>${tx.iban ? `<DbtrAcct><Id><IBAN>${tx.iban}</IBAN></Id></DbtrAcct>` : ''}</RltdPties>`,
+    tx.instructed ? `<AmtDtls><InstdAmt><Amt Ccy="${currency}">${tx.instructed}</Amt></InstdAmt></AmtDtls>` : '',
+    `<RltdPties><${party}><Pty><Nm>${esc(tx.name ?? 'Zahler GmbH')}</Nm></Pty></${party}>${tx.iban ? `<${account}><Id><IBAN>${tx.iban}</IBAN></Id></${account}>` : ''}</RltdPties>`,
     tx.text || tx.ref
       ? `<RmtInf>${tx.text ? `<Ustrd>${esc(tx.text)}</Ustrd>` : ''}${tx.ref ? `<Strd><CdtrRefInf><Ref>${esc(tx.ref)}</Ref></CdtrRefInf></Strd>` : ''}</RmtInf>`
       : '',
+    tx.returnReason ? `<RtrInf><Rsn><Cd>${tx.returnReason}</Cd></Rsn></RtrInf>` : '',
     '</TxDtls>',
   ].join('');
+}
+
+/** BkTxCd of an entry: "PMNT/IDDT/UPDD" as Domn/Fmly/SubFmlyCd, anything else as the DK Prtry code. */
+function bankCodeXml(code: string): string {
+  const [domain, family, sub] = code.split('/');
+  return sub
+    ? `<BkTxCd><Domn><Cd>${domain}</Cd><Fmly><Cd>${family}</Cd><SubFmlyCd>${sub}</SubFmlyCd></Fmly></Domn></BkTxCd>`
+    : `<BkTxCd><Prtry><Cd>${esc(code)}</Cd><Issr>DK</Issr></Prtry></BkTxCd>`;
 }
 
 /** A camt.053.001.08 document with one statement of the company's account (no balances). */
 export function camt(entries: CamtEntry[], options: { id?: string; iban?: string; msgId?: string } = {}): string {
   const ntry = entries.map((e, i) => {
     const currency = e.currency ?? 'EUR';
-    const txs = e.txs ?? [{ amount: e.amount, ...(e.text !== undefined ? { text: e.text } : {}), ...(e.name ? { name: e.name } : {}) }];
+    const txs = e.txs ?? [
+      {
+        amount: e.amount,
+        ...(e.text !== undefined ? { text: e.text } : {}),
+        ...(e.name ? { name: e.name } : {}),
+        ...(e.e2e ? { e2e: e.e2e } : {}),
+        ...(e.returnReason ? { returnReason: e.returnReason } : {}),
+      },
+    ];
     return [
       '<Ntry>',
       `<Amt Ccy="${currency}">${e.amount}</Amt>`,
@@ -63,7 +99,8 @@ export function camt(entries: CamtEntry[], options: { id?: string; iban?: string
       `<BookgDt><Dt>${e.date ?? '2026-11-21'}</Dt></BookgDt>`,
       `<ValDt><Dt>${e.date ?? '2026-11-21'}</Dt></ValDt>`,
       e.ref === null ? '' : `<AcctSvcrRef>${e.ref ?? `REF-${options.id ?? 'S'}-${i + 1}`}</AcctSvcrRef>`,
-      `<NtryDtls>${txs.length > 1 ? `<Btch><NbOfTxs>${txs.length}</NbOfTxs></Btch>` : ''}${txs.map((tx) => txXml(tx, txs.length > 1, currency)).join('')}</NtryDtls>`,
+      e.bankCode ? bankCodeXml(e.bankCode) : '',
+      `<NtryDtls>${txs.length > 1 ? `<Btch><NbOfTxs>${txs.length}</NbOfTxs></Btch>` : ''}${txs.map((tx) => txXml(tx, txs.length > 1, currency, e.indicator === 'DBIT')).join('')}</NtryDtls>`,
       '</Ntry>',
     ].join('');
   });

@@ -83,6 +83,10 @@ describe('matchTransfer: amount rules', () => {
     paidCents,
     loadedPaidCents: paidCents,
     status: paidCents ? 'partially_paid' : 'issued',
+    sent: false,
+    wasOverdue: false,
+    creditCents: 0,
+    everPaid: false,
   });
   const setup = (...invoices: OpenInvoice[]) => new Map(invoices.map((i) => [normalizeInvoiceNumber(i.number), i]));
   const hits = (...numbers: string[]) => numbers.map((n) => ({ key: normalizeInvoiceNumber(n), written: n }));

@@ -13,6 +13,11 @@ import { assertBalanced, type JournalLine } from './journal.ts';
 // account then shows the surplus as a credit balance. One journal entry per payment
 // (document_type 'payment', document_id = the payment's id); many at once, as the bank
 // import books thousands in one transaction.
+//
+// Payments taken back (issue 24: a refund, a returned direct debit) are the mirror: H bank /
+// S debtor, Belegfeld 1 = the invoice number, so the open item is open again in DATEV; also
+// document_type 'payment', document_id = the reversal's id (payment_reversals). Appended,
+// never an edit of the payment's entry.
 
 export type PaymentToBook = {
   /** The payment (allocation) id: booked once. */
@@ -58,12 +63,37 @@ export function paymentJournalLines(chart: Chart, payment: Pick<PaymentToBook, '
   return lines;
 }
 
+/** The journal lines of a payment taken back (pure): H bank, S debtor — the payment's mirror. */
+export function reversalJournalLines(chart: Chart, reversal: Pick<PaymentToBook, 'customerNumber' | 'amountCents'>): JournalLine[] {
+  const lines: JournalLine[] = [
+    { account: accountPlan(chart).bank, side: 'H', amountCents: reversal.amountCents, taxKey: null },
+    { account: debtorAccount(reversal.customerNumber), side: 'S', amountCents: reversal.amountCents, taxKey: null },
+  ];
+  assertBalanced(lines);
+  return lines;
+}
+
 /**
  * Books payments inside the caller's transaction, in multi-row inserts (db/bulk-insert.ts). A payment booked
  * before (same document id) is skipped. Refuses the whole batch when one date lies in a
  * locked period. Returns the number of entries written.
  */
 export async function bookPayments(trx: Trx, companyId: string, chart: Chart, payments: readonly PaymentToBook[]): Promise<number> {
+  return bookMoney(trx, companyId, chart, payments, paymentJournalLines);
+}
+
+/** Books payments taken back (PaymentToBook.documentId = the reversal's id), as bookPayments does, with the mirrored lines. */
+export async function bookPaymentReversals(trx: Trx, companyId: string, chart: Chart, reversals: readonly PaymentToBook[]): Promise<number> {
+  return bookMoney(trx, companyId, chart, reversals, reversalJournalLines);
+}
+
+async function bookMoney(
+  trx: Trx,
+  companyId: string,
+  chart: Chart,
+  payments: readonly PaymentToBook[],
+  linesOf: (chart: Chart, payment: PaymentToBook) => JournalLine[],
+): Promise<number> {
   if (payments.length === 0) return 0;
   const locked = await lockedUntil(trx, companyId);
   const early = locked === null ? undefined : payments.find((p) => p.date <= locked);
@@ -73,7 +103,7 @@ export async function bookPayments(trx: Trx, companyId: string, chart: Chart, pa
       `the accounting period is locked up to ${locked}; the payment for ${early.invoiceNumber} is dated ${early.date}`,
     );
 
-  const prepared = payments.map((payment) => ({ payment, id: newId('jen'), lines: paymentJournalLines(chart, payment) }));
+  const prepared = payments.map((payment) => ({ payment, id: newId('jen'), lines: linesOf(chart, payment) }));
   const inserted = await bulkInsert(
     trx,
     'journal_entries',

@@ -2,7 +2,7 @@
 export { ACCOUNT_PLANS, type AccountPlan, accountPlan, creditorAccount, debtorAccount } from './accounts.ts';
 export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLines } from './book-invoice.ts';
 export { bookPartnerInvoice, type PartnerInvoiceToBook, partnerInvoiceJournalLines, reversePartnerInvoice, vatDatevDerives } from './book-partner-invoice.ts';
-export { bookPayments, type PaymentToBook, paymentJournalLines } from './book-payments.ts';
+export { bookPaymentReversals, bookPayments, type PaymentToBook, paymentJournalLines, reversalJournalLines } from './book-payments.ts';
 export { bookPayout, MONEY_IN_TRANSIT, type PayoutToBook, payoutJournalLines } from './book-payout.ts';
 export { bookStatement, statementJournalLines } from './book-statement.ts';
 export { BookkeepingError, type BookkeepingErrorCode } from './bookkeeping-error.ts';

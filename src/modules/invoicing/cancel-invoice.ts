@@ -16,8 +16,9 @@ import { centsToDecimal } from './totals.ts';
 
 const NOT_CANCELLABLE: Record<string, string> = {
   draft: 'Ein Entwurf ist kein Beleg und wird nicht storniert; er wird in der App verworfen.',
-  paid: 'Die Rechnung ist bezahlt und kann nicht storniert werden; eine Korrektur erfolgt über eine Gutschrift mit Erstattung.',
-  partially_paid: 'Auf die Rechnung ist bereits eine Zahlung eingegangen; sie kann nicht storniert werden.',
+  paid: 'Die Rechnung ist bezahlt und kann nicht storniert werden. Erstatten Sie den Betrag; sobald die Erstattung im Kontoauszug importiert und die Rechnung vollständig zurückgebucht ist, lässt sie sich stornieren.',
+  partially_paid:
+    'Auf die Rechnung ist bereits eine Zahlung eingegangen; sie kann nicht storniert werden. Sobald die Zahlung erstattet und im Kontoauszug zurückgebucht ist, lässt sie sich stornieren.',
 };
 
 /**

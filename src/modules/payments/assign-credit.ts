@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
@@ -12,7 +13,7 @@ import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
 import { startOfDay } from './booking-instant.ts';
-import { applyInvoicePayments, insertAllocations } from './payments.repository.ts';
+import { applyInvoicePayments, findPaidBefore, insertAllocations } from './payments.repository.ts';
 
 // A person assigns an unmatched bank credit (or what is left of it) to an open invoice by
 // hand (issue 15, design §7): booked exactly like an automatic match — a payment allocation
@@ -33,16 +34,19 @@ export async function assignBankCredit(
   actor: Actor & { email: string },
 ): Promise<AssignedCredit> {
   return inTransaction(deps.db, async (trx) => {
+    // One at a time with the company's imports and other assignments (the import's lock).
+    await sql`select pg_advisory_xact_lock(hashtext(${`bank-import:${companyId}`}))`.execute(trx);
     const tx = await trx
       .selectFrom('bank_transactions as t')
       .innerJoin('bank_entries as e', (join) => join.onRef('e.company_id', '=', 't.company_id').onRef('e.id', '=', 't.entry_id'))
-      .select(['t.entry_id', 't.position', 't.status', 't.unassigned_cents', 't.payer_name', 'e.booking_date', 'e.currency'])
+      .select(['t.entry_id', 't.position', 't.status', 't.unassigned_cents', 't.payer_name', 'e.booking_date', 'e.currency', 'e.direction'])
       .where('t.company_id', '=', companyId)
       .where('t.entry_id', '=', credit.entryId)
       .where('t.position', '=', credit.position)
       .forNoKeyUpdate('t')
       .executeTakeFirst();
-    if (!tx) throw new AssignCreditError('Diese Gutschrift gibt es nicht.');
+    // A debit is taken back from an invoice (assign-debit.ts), never paid to it.
+    if (tx?.direction !== 'credit') throw new AssignCreditError('Diese Gutschrift gibt es nicht.');
     if (tx.status !== 'unmatched' || tx.unassigned_cents <= 0) throw new AssignCreditError('Diese Gutschrift ist bereits vollständig zugeordnet.');
     const invoice = await trx
       .selectFrom('invoices as i')
@@ -54,6 +58,7 @@ export async function assignBankCredit(
         'i.type',
         'i.total_gross_cents',
         'i.amount_paid_cents',
+        'i.overdue',
         'i.customer_id',
         'c.kundennummer',
         'c.name as customer_name',
@@ -85,6 +90,7 @@ export async function assignBankCredit(
         amount_cents: amount,
         booking_date: tx.booking_date,
         created_at: now,
+        invoice_was_overdue: invoice.overdue,
       },
     ]);
     await bookPayments(trx, companyId, company.chart, [
@@ -111,6 +117,7 @@ export async function assignBankCredit(
           paidCents,
           status: paid ? 'paid' : 'partially_paid',
           paidAt: paid ? startOfDay(tx.booking_date, company.timezone) : null,
+          wasOverdue: invoice.overdue,
           changeSeq,
         },
       ],
@@ -123,6 +130,8 @@ export async function assignBankCredit(
       .set({
         unassigned_cents: left,
         status: left > 0 ? 'unmatched' : 'matched',
+        // The reason the import gave is answered: the page shows the note above.
+        notes: null,
         note: left > 0 ? `Teilweise von Hand zugeordnet (${invoice.number}); ${formatCents(left)} EUR offen` : `Von Hand zugeordnet: ${invoice.number}`,
       })
       .where('company_id', '=', companyId)
@@ -146,7 +155,8 @@ export async function assignBankCredit(
       ],
       now,
     );
-    if (paid) {
+    // Not a second time for an invoice paid in full before and taken back since (design §5).
+    if (paid && !(await findPaidBefore(trx, companyId, [invoice.id])).has(invoice.id)) {
       const [view] = await findInvoiceViewRows(trx, companyId, [invoice.id]);
       await recordEvent(trx, { companyId, type: 'invoice.paid', subjectId: invoice.id, data: invoiceView(view!), createdAt: now });
     }

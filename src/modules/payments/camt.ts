@@ -2,6 +2,7 @@ import type { DecimalValue } from '../../shared/decimal.ts';
 import { decimal, displayAmount, isCamtAmount } from './amounts.ts';
 import { type CamtMessage, identifyCamt } from './camt-message.ts';
 import { dateOf, decodeXml, entryTree, list, type Node, one, parseXmlTree, text } from './camt-xml.ts';
+import { gvcOfProprietary, RETURN_GVC, RETURN_SUB_FAMILIES, type ReturnMark } from './return-mark.ts';
 import { type ParsedTransaction, StatementError, type StatementInfo, type StatementNote, type UnkeyedEntry, type UnkeyedStatement } from './statement.ts';
 
 // camt.052 (intraday report), camt.053 (statement) and camt.054 (notification), versions
@@ -153,6 +154,12 @@ function parseEntry(ntry: Node, { info, statementIndex, position, where, day, no
   const direction = indicator === 'CRDT' ? 'credit' : 'debit';
   const txs = list(ntry?.NtryDtls).flatMap((details) => list(details?.TxDtls));
   const bookingText = text(ntry?.AddtlNtryInf);
+  const reversal = text(ntry?.RvslInd)?.toLowerCase() === 'true';
+  const transactions = transactionsOf(txs, { amount, currency, direction, bookingText, where, notes });
+  transactions.forEach((transaction, i) => {
+    const returned = returnMark(ntry, transactions.length === txs.length ? txs[i] : null, reversal, transaction.amount);
+    if (returned) transaction.returned = returned;
+  });
   return {
     position,
     statementIndex,
@@ -160,14 +167,38 @@ function parseEntry(ntry: Node, { info, statementIndex, position, where, day, no
     bookingDate,
     valueDate,
     direction,
-    reversal: text(ntry?.RvslInd)?.toLowerCase() === 'true',
+    reversal,
     status: statusOf(ntry, where),
     amount,
     currency,
     bankReference: text(ntry?.AcctSvcrRef),
     bookingText,
-    transactions: transactionsOf(txs, { amount, currency, direction, bookingText, where, notes }),
+    transactions,
   };
+}
+
+/** A return code of BkTxCd (return-mark.ts): `PMNT/IDDT/UPDD`, `GVC 109`; null when none. */
+function returnCode(code: Node): string | null {
+  const family = code?.Domn?.Fmly;
+  const sub = text(family?.SubFmlyCd)?.toUpperCase();
+  if (sub && RETURN_SUB_FAMILIES.has(sub)) return [text(code?.Domn?.Cd), text(family?.Cd), sub].filter(Boolean).join('/');
+  const gvc = gvcOfProprietary(text(code?.Prtry?.Cd));
+  return gvc && RETURN_GVC.has(gvc) ? `GVC ${gvc}` : null;
+}
+
+/**
+ * The return a transaction (or, without details, its entry) is, from RtrInf, RvslInd or a
+ * return code of the transaction or the entry; the original amount from AmtDtls/InstdAmt
+ * when the bank booked more (its fees).
+ */
+function returnMark(ntry: Node, tx: Node | null, reversal: boolean, amount: string): ReturnMark | null {
+  const info = tx?.RtrInf;
+  const marker = info !== undefined ? 'RtrInf' : reversal ? 'RvslInd' : (returnCode(tx?.BkTxCd) ?? returnCode(ntry?.BkTxCd));
+  if (!marker) return null;
+  const instructed = text(tx?.AmtDtls?.InstdAmt?.Amt);
+  const smaller = instructed !== null && isCamtAmount(instructed) && decimal(instructed).greaterThan(0) && decimal(instructed).lessThan(decimal(amount));
+  const reason = text(info?.Rsn?.Cd) ?? text(info?.Rsn?.Prtry);
+  return { marker, reason: reason ? reason.slice(0, 40) : null, originalAmount: smaller ? instructed : null };
 }
 
 /** For a credit the payer, for a debit the payee: a person or company (Nm, from .08 Pty/Nm) or a bank (Agt). */

@@ -7,8 +7,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { RetryTransaction } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
-import { bookPayments, lockedUntil } from '../bookkeeping/index.ts';
-import { accrueInvoicePayments } from '../commissions/index.ts';
+import { bookPaymentReversals, bookPayments, lockedUntil } from '../bookkeeping/index.ts';
+import { accrueInvoicePayments, reverseInvoicePayments } from '../commissions/index.ts';
 import { nextChangeSeqs } from '../invoicing/invoice-changes.ts';
 import { invoiceView } from '../invoicing/invoice-view.ts';
 import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
@@ -28,22 +28,27 @@ import {
 } from './import-result.ts';
 import { invoiceNumberFinder, type NumberHit, normalizeInvoiceNumber } from './invoice-number-finder.ts';
 import { rekeyEntries, splitKnownEntries, statementsNotAddingUp } from './known-entries.ts';
+import { statusFor } from './match-debits.ts';
 import type { ClosedInvoice, OpenInvoice } from './match-payments.ts';
 import { parseStatement } from './parse-statement.ts';
 import {
   applyInvoicePayments,
   findInvoicesByNormalizedNumber,
+  findPaidBefore,
+  findPaidByEndToEnd,
   findStatementByHash,
   type InvoicePaymentUpdate,
   insertAllocations,
   insertCredits,
   insertEntries,
+  insertReversals,
   insertStatement,
   insertTransactions,
+  loadNamedInvoices,
   loadOpenInvoices,
 } from './payments.repository.ts';
 import { BankImportError } from './payments-error.ts';
-import { type ImportPlan, ignoreReason, planImport } from './plan-import.ts';
+import { type ImportPlan, ignoreReason, planImport, type ReversalShare } from './plan-import.ts';
 import { type ParsedEntry, type ParsedStatement, type ParsedTransaction, StatementError } from './statement.ts';
 
 export type { BankImportResult, BankImportTotals } from './import-result.ts';
@@ -84,8 +89,8 @@ export async function importBankStatement(
     const now = clock.now();
     const statementId = newId('bst');
     const { fresh, duplicates, rekeys } = await splitKnownEntries(trx, companyId, parsed);
-    const { open, closed, hitsOf } = await invoicesNamed(trx, company, fresh);
-    const plan = planImport({ companyId, statementId, entries: fresh, hitsOf, open, closed, now });
+    const { open, closed, hitsOf, paidByEndToEnd } = await invoicesNamed(trx, company, fresh);
+    const plan = planImport({ companyId, statementId, entries: fresh, hitsOf, open, closed, paidByEndToEnd, now });
     await assertPeriodOpen(trx, companyId, plan);
 
     const outcomes = mergeOutcomes(parsed.entries, plan.outcomes, duplicates);
@@ -114,15 +119,18 @@ export async function importBankStatement(
     await insertTransactions(trx, plan.transactionRows.splice(0));
     await insertAllocations(trx, plan.allocationRows.splice(0));
     await insertCredits(trx, plan.creditRows.splice(0));
+    await insertReversals(trx, plan.reversalRows.splice(0));
     await bookPayments(trx, companyId, company.chart, plan.payments.splice(0));
+    await bookPaymentReversals(trx, companyId, company.chart, plan.reversalBookings.splice(0));
     await updateInvoices(trx, companyId, company.timezone, plan, now);
-    // The revenue share of the payments, in this transaction (design §6).
+    // The revenue share of the payments and of the money taken back, in this transaction (design §6).
     await accrueInvoicePayments(
       trx,
       companyId,
       plan.shares.splice(0).map((share) => ({ ...share, paidAt: startOfDay(share.paidOn, company.timezone) })),
       now,
     );
+    await reverseShares(trx, companyId, company.timezone, plan.reversalShares.splice(0), now);
     await rekeyEntries(trx, companyId, rekeys);
     const disagreement = await statementsNotAddingUp(trx, companyId, parsed, new Set(fresh));
     if (disagreement)
@@ -159,7 +167,12 @@ function assertEurCents(parsed: ParsedStatement): void {
   }
 }
 
-/** The open invoices (one query), the invoice numbers each transfer names, and why unknown ones are not open. */
+/**
+ * The open invoices (one query), the invoice numbers each transfer names, and why unknown
+ * ones are not open. The invoices the debits name (or a return reaches through the credit
+ * it returns) are loaded in any state with what a reversal needs, and stand in the same map
+ * as the open ones: a later credit of the file finds an invoice a debit opened again.
+ */
 async function invoicesNamed(trx: Trx, company: { id: string; invoice_number_pattern: string }, entries: readonly ParsedEntry[]) {
   const open = new Map<string, OpenInvoice>();
   for (const row of await loadOpenInvoices(trx, company.id)) {
@@ -173,19 +186,61 @@ async function invoicesNamed(trx: Trx, company: { id: string; invoice_number_pat
       paidCents: row.amount_paid_cents,
       loadedPaidCents: row.amount_paid_cents,
       status: row.status,
+      sent: row.sent,
+      wasOverdue: row.overdue,
+      creditCents: 0,
+      everPaid: false,
     });
   }
   const find = invoiceNumberFinder(company.invoice_number_pattern);
   const hits = new Map<ParsedTransaction, NumberHit[]>();
+  const debitKeys = new Set<string>();
+  const returnRefs = new Set<string>();
   for (const entry of entries) {
     if (ignoreReason(entry)) continue;
-    for (const tx of entry.transactions) hits.set(tx, find([tx.creditorReference, tx.endToEndId, tx.remittanceText]));
+    for (const tx of entry.transactions) {
+      const found = find([tx.creditorReference, tx.endToEndId, tx.remittanceText]);
+      hits.set(tx, found);
+      if (entry.direction !== 'debit') continue;
+      for (const hit of found) debitKeys.add(hit.key);
+      if (found.length === 0 && (tx.returned || entry.reversal) && tx.endToEndId) returnRefs.add(tx.endToEndId);
+    }
+  }
+  const paidBy = await findPaidByEndToEnd(trx, company.id, [...returnRefs]);
+  const closed = new Map<string, ClosedInvoice>();
+  const byId = new Map<string, OpenInvoice>();
+  for (const row of await loadNamedInvoices(trx, company.id, [...debitKeys], [...new Set(paidBy.map((p) => p.invoice_id))])) {
+    if (row.type !== 'invoice' || !['issued', 'sent', 'partially_paid', 'paid'].includes(row.status)) {
+      closed.set(row.key, { number: row.number!, status: row.status, type: row.type });
+      continue;
+    }
+    const invoice: OpenInvoice = {
+      id: row.id,
+      number: row.number!,
+      customerId: row.customer_id,
+      customerNumber: row.kundennummer,
+      customerName: row.customer_name,
+      grossCents: row.total_gross_cents,
+      paidCents: row.amount_paid_cents,
+      loadedPaidCents: row.amount_paid_cents,
+      status: row.status,
+      sent: row.sent,
+      wasOverdue: row.was_overdue,
+      creditCents: Number(row.credit_cents),
+      everPaid: row.ever_paid,
+    };
+    open.set(row.key, invoice);
+    byId.set(invoice.id, invoice);
+  }
+  const paidByEndToEnd = new Map<string, OpenInvoice[]>();
+  for (const { end_to_end_id, invoice_id } of paidBy) {
+    const invoice = byId.get(invoice_id);
+    if (invoice && end_to_end_id) paidByEndToEnd.set(end_to_end_id, [...(paidByEndToEnd.get(end_to_end_id) ?? []), invoice]);
   }
   const unknown = new Set<string>();
-  for (const list of hits.values()) for (const hit of list) if (!open.has(hit.key)) unknown.add(hit.key);
-  const closed = new Map<string, ClosedInvoice>();
+  for (const list of hits.values()) for (const hit of list) if (!open.has(hit.key) && !closed.has(hit.key)) unknown.add(hit.key);
   if (unknown.size) for (const row of await findInvoicesByNormalizedNumber(trx, company.id, [...unknown])) closed.set(row.key, row);
-  return { open, closed, hitsOf: (tx: ParsedTransaction) => hits.get(tx) ?? [] };
+  return { open, closed, paidByEndToEnd, hitsOf: (tx: ParsedTransaction) => hits.get(tx) ?? [] };
 }
 
 async function assertPeriodOpen(trx: Trx, companyId: string, plan: ImportPlan): Promise<void> {
@@ -197,10 +252,28 @@ async function assertPeriodOpen(trx: Trx, companyId: string, plan: ImportPlan): 
       'period_locked',
       `the accounting period is locked up to ${locked}; the payment for ${early.invoiceNumber} booked on ${early.date} would fall into it. Nothing was imported.`,
     );
+  const reversal = plan.reversalBookings.find((booking) => booking.date <= locked);
+  if (reversal)
+    throw new BankImportError(
+      'period_locked',
+      `the accounting period is locked up to ${locked}; the money taken back from ${reversal.invoiceNumber} booked on ${reversal.date} would fall into it. Nothing was imported.`,
+    );
+}
+
+/** The revenue share of the money taken back from invoices (commissions' ledger), in the import's transaction. */
+async function reverseShares(trx: Trx, companyId: string, timeZone: string, reversals: readonly ReversalShare[], now: Date): Promise<void> {
+  if (reversals.length === 0) return;
+  await reverseInvoicePayments(
+    trx,
+    companyId,
+    reversals.map((r) => ({ ...r, reversedAt: startOfDay(r.reversedOn, timeZone) })),
+    now,
+  );
 }
 
 async function updateInvoices(trx: Trx, companyId: string, timeZone: string, plan: ImportPlan, now: Date): Promise<void> {
-  const touched = [...plan.touched.values()];
+  // An invoice the file took back and paid again to where it was changes nothing.
+  const touched = [...plan.touched.values()].filter(({ invoice }) => invoice.paidCents !== invoice.loadedPaidCents);
   if (touched.length === 0) return;
   const firstSeq = await nextChangeSeqs(trx, companyId, touched.length);
   const updates: InvoicePaymentUpdate[] = touched.map(({ invoice, paidOn }, i) => ({
@@ -208,15 +281,24 @@ async function updateInvoices(trx: Trx, companyId: string, timeZone: string, pla
     expectedPaidCents: invoice.loadedPaidCents,
     expectedStatus: invoice.status,
     paidCents: invoice.paidCents,
-    status: invoice.paidCents >= invoice.grossCents ? 'paid' : 'partially_paid',
+    status: statusFor(invoice, invoice.paidCents),
     paidAt: paidOn ? startOfDay(paidOn, timeZone) : null,
+    wasOverdue: invoice.wasOverdue,
     changeSeq: firstSeq + i,
   }));
   // Another transaction changed one of these invoices since they were read: start over.
   if ((await applyInvoicePayments(trx, companyId, updates, now)) !== updates.length) throw new RetryTransaction();
   // invoice.paid once per invoice that became paid, data = the invoice as the API shows it;
-  // read and written a slice at a time, in change-feed order.
-  const paidIds = updates.filter((u) => u.status === 'paid').map((u) => u.id);
+  // never a second time for an invoice paid in full before, taken back and paid again
+  // (design §5: at most once per invoice and kind); a reversal itself is no event.
+  // Read and written a slice at a time, in change-feed order.
+  const becamePaid = touched.filter(({ invoice }) => invoice.paidCents >= invoice.grossCents && invoice.status !== 'paid' && !invoice.everPaid);
+  const paidBefore = await findPaidBefore(
+    trx,
+    companyId,
+    becamePaid.map(({ invoice }) => invoice.id),
+  );
+  const paidIds = becamePaid.map(({ invoice }) => invoice.id).filter((id) => !paidBefore.has(id));
   for (let start = 0; start < paidIds.length; start += EVENT_SLICE) {
     const views = await findInvoiceViewRows(trx, companyId, paidIds.slice(start, start + EVENT_SLICE));
     views.sort((a, b) => a.change_seq - b.change_seq);

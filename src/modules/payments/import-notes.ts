@@ -19,6 +19,16 @@ export type ImportNoteValues = {
   /** A reversal (R-entry) of an earlier debit or credit. */
   reversal_ignored: { of: 'debit' | 'credit' };
   debit_ignored: Record<string, never>;
+  /** Debits (issue 24): a return as the bank marks it (RtrInf, RvslInd, RC, GVC 109, …) and its reason code ('' when none). */
+  returned: { marker: string; reason: string };
+  /** A debit naming an invoice that received nothing (no payment, no customer credit) to take back. */
+  nothing_to_reverse: { number: string };
+  /** A return naming no invoice whose earlier credit is not known either. */
+  return_without_invoice: Record<string, never>;
+  /** More than the invoices named received: the rest waits for a person. */
+  reversal_exceeds_paid: { amount: string };
+  /** The bank's fees in a returned amount (OAMT+/COAM+, InstdAmt): not taken from the invoice. */
+  return_fee: { amount: string };
   currency_ignored: { currency: string };
   zero_amount_ignored: Record<string, never>;
   /** The entry was imported before with another file. */
@@ -60,6 +70,11 @@ const ENGLISH: { [C in ImportNoteCode]: (values: ImportNoteValues[C]) => string 
   status_ignored: (v) => `${v.status} entry ignored (only booked entries count)`,
   reversal_ignored: (v) => `reversal of an earlier ${v.of} ignored; a person must check it`,
   debit_ignored: () => 'debit ignored',
+  returned: (v) => `return (${v.marker}${v.reason ? `, reason ${v.reason}` : ''})`,
+  nothing_to_reverse: (v) => `invoice ${v.number} has received no payment to take back`,
+  return_without_invoice: () => 'a return that names no invoice and no payment Kontor booked; a person must assign it',
+  reversal_exceeds_paid: (v) => `${v.amount} EUR more than the invoices named received: left for a person to assign`,
+  return_fee: (v) => `${v.amount} EUR of it are the bank's return fees, not taken from the invoice`,
   currency_ignored: (v) => `${v.currency} entry ignored (Kontor books EUR only)`,
   zero_amount_ignored: () => 'zero amount ignored',
   already_imported: (v) => `already imported with statement ${v.statement_id}`,

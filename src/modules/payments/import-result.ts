@@ -22,6 +22,16 @@ export type BankImportTotals = {
   applied: string;
   credited: string;
   unassigned: string;
+  /**
+   * Debits (issue 24), EUR decimal strings: the debits considered (naming an invoice or a
+   * return; other debits are ignored), taken back from invoices' amount paid, paid back of
+   * customer credit, left for a person to assign; and the invoices money was taken back from.
+   */
+  paid_out: string;
+  reversed: string;
+  credit_refunded: string;
+  debits_unassigned: string;
+  invoices_reversed: number;
 };
 
 export type BankImportResult = {
@@ -82,17 +92,26 @@ export const count = (outcomes: readonly EntryOutcome[], status: EntryOutcome['s
 export function totalsOf(outcomes: readonly EntryOutcome[], plan: ImportPlan | null): BankImportTotals {
   let received = 0;
   let unassigned = 0;
+  let paidOut = 0;
   for (const outcome of outcomes) {
     for (const tx of outcome.transactions) {
       if (tx.status === 'ignored') continue;
       const cents = toCents(tx.amount) ?? 0;
-      received += cents;
-      if (tx.status === 'unmatched') unassigned += cents;
+      if (outcome.direction === 'debit') paidOut += cents;
+      else {
+        received += cents;
+        if (tx.status === 'unmatched') unassigned += cents;
+      }
     }
   }
   const applied = plan?.allocationRows.reduce((sum, row) => sum + Number(row.amount_cents), 0) ?? 0;
   const credited = plan?.creditRows.reduce((sum, row) => sum + Number(row.amount_cents), 0) ?? 0;
-  const touched = plan ? [...plan.touched.values()] : [];
+  const reversals = plan?.reversalRows ?? [];
+  const debits = plan ? debitEntries(plan) : new Set<string>();
+  const debitsUnassigned =
+    plan?.transactionRows.reduce((sum, row) => (row.status === 'unmatched' && debits.has(row.entry_id) ? sum + Number(row.unassigned_cents) : sum), 0) ?? 0;
+  // Touched by credits or debits; an invoice taken back and paid again to where it was is left out.
+  const touched = plan ? [...plan.touched.values()].filter(({ invoice }) => invoice.paidCents !== invoice.loadedPaidCents) : [];
   return {
     entries: outcomes.length,
     duplicates: count(outcomes, 'duplicate'),
@@ -101,12 +120,22 @@ export function totalsOf(outcomes: readonly EntryOutcome[], plan: ImportPlan | n
     unmatched: count(outcomes, 'unmatched'),
     ignored: count(outcomes, 'ignored'),
     invoices_paid: touched.filter((t) => t.invoice.paidCents >= t.invoice.grossCents).length,
-    invoices_partially_paid: touched.filter((t) => t.invoice.paidCents < t.invoice.grossCents).length,
+    invoices_partially_paid: touched.filter((t) => t.invoice.paidCents < t.invoice.grossCents && t.invoice.paidCents > 0).length,
     received: centsToAmount(received),
     applied: centsToAmount(applied),
     credited: centsToAmount(credited),
     unassigned: centsToAmount(unassigned),
+    paid_out: centsToAmount(paidOut),
+    reversed: centsToAmount(reversals.reduce((sum, row) => sum + Number(row.invoice_cents), 0)),
+    credit_refunded: centsToAmount(reversals.reduce((sum, row) => sum + Number(row.credit_cents), 0)),
+    debits_unassigned: centsToAmount(debitsUnassigned),
+    invoices_reversed: new Set(reversals.filter((row) => Number(row.invoice_cents) > 0).map((row) => row.invoice_id)).size,
   };
+}
+
+/** The ids of the plan's debit entries. */
+function debitEntries(plan: ImportPlan): Set<string> {
+  return new Set(plan.entryRows.filter((row) => row.direction === 'debit').map((row) => row.id as string));
 }
 
 export function statementsOf(parsed: ParsedStatement) {

@@ -15,7 +15,11 @@ import type { NumberHit } from './invoice-number-finder.ts';
 // reason, for a person to assign. Transfers are applied in file order, and an invoice paid
 // by an earlier transfer of the same file is no longer open for a later one.
 
-/** An open invoice as the matcher sees and updates it. */
+/**
+ * An invoice as the matcher sees and updates it: an open one, or a paid one a debit names
+ * (match-debits.ts), which a later credit of the same file finds again when the debit
+ * opened it.
+ */
 export type OpenInvoice = {
   id: string;
   number: string;
@@ -23,11 +27,19 @@ export type OpenInvoice = {
   customerNumber: number;
   customerName: string;
   grossCents: number;
-  /** Paid so far; grows as transfers are applied. */
+  /** Paid so far; grows as credits are applied, shrinks as debits take it back. */
   paidCents: number;
   /** amount_paid and status as read from the database (the update checks they still hold). */
   loadedPaidCents: number;
   status: InvoiceStatus;
+  /** Mailed (sent_at set): opened again by a reversal it is `sent`, else `issued`. */
+  sent: boolean;
+  /** Marked overdue (its event sent), now or before a payment cleared the flag: a reversal restores it. */
+  wasOverdue: boolean;
+  /** Customer credit its over-payments left (paid back first by a refund naming it); known for invoices a debit names. */
+  creditCents: number;
+  /** Paid in full before (event invoice.paid sent): not sent again when it is paid once more. */
+  everPaid: boolean;
 };
 
 /** An invoice that is not open (found only for the reason of an unmatched transfer). */

@@ -1,3 +1,4 @@
+import { originalAmountOf, reasonInText } from './return-mark.ts';
 import { joinSubfields, REMITTANCE_SUBFIELDS, readSepaRemittance } from './sepa-remittance.ts';
 
 // The :86: text of an entry (german-rules §5.3). German banks structure it: a 3-digit GVC,
@@ -13,13 +14,28 @@ export type EntryDetails = {
   endToEndId: string | null;
   counterpartyName: string | null;
   counterpartyIban: string | null;
+  /** The 3-digit Geschäftsvorfallcode a structured :86: starts with (109: direct debit returned). */
+  gvc: string | null;
+  /** A return's original amount (OAMT+; the booked amount adds the bank's fees, COAM+). */
+  originalAmount: string | null;
+  /** An ISO return reason in the text ("Rueckgabegrund: MD06"). */
+  returnReason: string | null;
 };
 
 /** SWIFT: a :86: line holds 65 characters. */
 const LINE_WIDTH = 65;
 const TAG_WIDTH = ':86:'.length;
 
-const NONE: EntryDetails = { bookingText: null, remittanceText: null, endToEndId: null, counterpartyName: null, counterpartyIban: null };
+const NONE: EntryDetails = {
+  bookingText: null,
+  remittanceText: null,
+  endToEndId: null,
+  counterpartyName: null,
+  counterpartyIban: null,
+  gvc: null,
+  originalAmount: null,
+  returnReason: null,
+};
 
 /** The subfields in the order written (?NN, or >NN as Triodos writes them); null when the text is not structured. */
 function subfieldsOf(text: string): [string, string][] | null {
@@ -50,8 +66,12 @@ function joinFreeText(fields: readonly string[][]): string {
 /** Reads the :86: fields (each its lines) that follow an entry's :61:. */
 export function readDetails(fields: readonly string[][]): EntryDetails {
   if (fields.length === 0) return NONE;
-  const subfields = subfieldsOf(fields.map((lines) => lines.join('')).join(''));
-  if (!subfields) return { ...NONE, remittanceText: joinFreeText(fields) || null };
+  const joined = fields.map((lines) => lines.join('')).join('');
+  const subfields = subfieldsOf(joined);
+  if (!subfields) {
+    const remittanceText = joinFreeText(fields) || null;
+    return { ...NONE, remittanceText, returnReason: reasonInText(remittanceText) };
+  }
 
   const values = (key: string) => subfields.filter(([k]) => k === key).map(([, value]) => value);
   const one = (key: string) => values(key).join('').trim() || null;
@@ -59,11 +79,15 @@ export function readDetails(fields: readonly string[][]): EntryDetails {
   const sepa = readSepaRemittance(remittance);
   const endToEndId = sepa.fields.EREF && sepa.fields.EREF.toUpperCase() !== 'NOTPROVIDED' ? sepa.fields.EREF : null;
   const iban = one('31')?.replace(/\s+/g, '') ?? null;
+  const remittanceText = sepa.fields.SVWZ || sepa.free;
   return {
     bookingText: one('00'),
-    remittanceText: sepa.fields.SVWZ || sepa.free,
+    remittanceText,
     endToEndId,
     counterpartyName: joinSubfields([...values('32'), ...values('33')]).text.trim() || null,
     counterpartyIban: iban && /^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban) ? iban : null,
+    gvc: /^\s*(\d{3})/.exec(joined)?.[1] ?? null,
+    originalAmount: originalAmountOf(sepa.fields.OAMT),
+    returnReason: reasonInText(remittanceText),
   };
 }

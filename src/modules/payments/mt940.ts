@@ -1,7 +1,8 @@
 import { isValidIban } from '../../shared/iban.ts';
 import { decimal, formatAmount, mt940Amount } from './amounts.ts';
-import { readDetails } from './mt940-details.ts';
+import { type EntryDetails, readDetails } from './mt940-details.ts';
 import { type MtField, type MtMessage, readMtMessages } from './mt940-lines.ts';
+import { RETURN_GVC, type ReturnMark } from './return-mark.ts';
 import { type ParsedTransaction, StatementError, type StatementInfo, type StatementNote, type UnkeyedEntry, type UnkeyedStatement } from './statement.ts';
 
 // MT940 statements and MT942 intraday reports (german-rules §5.3). mt940-lines.ts splits the
@@ -48,6 +49,15 @@ function balanceOf(field: MtField, what: string, where: string): Signed {
 }
 
 type Line = { mark: string; amount: string; valueDate: string; entryMonthDay: string | null; bankReference: string | null };
+
+/** A return (return-mark.ts): RC, or a return GVC; the original amount when the bank added its fees. */
+function returnMark(line: Line, details: EntryDetails): ReturnMark | null {
+  const marker = line.mark === 'RC' || line.mark === 'RD' ? line.mark : details.gvc && RETURN_GVC.has(details.gvc) ? `GVC ${details.gvc}` : null;
+  if (!marker) return null;
+  const original = details.originalAmount;
+  const smaller = original !== null && decimal(original).greaterThan(0) && decimal(original).lessThan(decimal(line.amount));
+  return { marker, reason: details.returnReason, originalAmount: smaller ? original : null };
+}
 
 function statementLine(field: MtField, where: string): Line {
   // Commerzbank and Deutsche Bank put a space between amount and transaction type.
@@ -215,6 +225,8 @@ function readMessage(message: MtMessage, last: boolean, ctx: Context) {
       counterpartyName: text.counterpartyName,
       counterpartyIban: text.counterpartyIban,
     };
+    const returned = returnMark(line, text);
+    if (returned) transaction.returned = returned;
     const valueDate = realDate(line.valueDate, `${at}, value date`, ctx.notes);
     ctx.entries.push({
       position: ctx.entries.length + 1,

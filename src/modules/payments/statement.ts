@@ -1,4 +1,5 @@
 import type { StatementFormat } from '../../db/schema-payments.ts';
+import type { ReturnMark } from './return-mark.ts';
 
 // What the parsers hand to the import: a bank statement file as plain data, amounts as
 // exact decimal strings, dates as YYYY-MM-DD.
@@ -18,6 +19,8 @@ export type ParsedTransaction = {
   /** For a credit the payer (Dbtr), for a debit the payee (Cdtr). */
   counterpartyName: string | null;
   counterpartyIban: string | null;
+  /** Set when the bank marks the booking as a return of an earlier one (return-mark.ts). */
+  returned?: ReturnMark;
 };
 
 export type ParsedEntry = {

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AssignCreditError, assignBankCredit } from '../../modules/payments/assign-credit.ts';
+import { assignBankTransaction } from '../../modules/payments/assign-bank-transaction.ts';
+import { AssignCreditError } from '../../modules/payments/assign-credit.ts';
 import { BankImportError, type BankImportResult, type ImportNote, importBankStatement, StatementError } from '../../modules/payments/index.ts';
 import { calendarDate } from '../../shared/clock.ts';
 import { formatMoney } from '../../shared/german-format.ts';
@@ -11,24 +12,58 @@ import { date, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Bank statements: upload a camt.053 or MT940 file, see what matched, and assign the credits
-// left over to open invoices by hand (booked like an automatic match). The import's notes
-// and warnings come as codes with values (payments/import-notes.ts) and are shown in the
-// page's language (t.books.bankNotes); the command line prints the English sentences.
+// left over to open invoices by hand (booked like an automatic match), and the debits left
+// over (refunds, returns Kontor could not take back from an invoice in full; issue 24) to
+// the invoices they take money back from. The import's notes and warnings come as codes
+// with values (payments/import-notes.ts) and are shown in the page's language
+// (t.books.bankNotes); the command line prints the English sentences.
 
 const MAX_FILE = 20 * 1024 * 1024;
 
-async function unassigned(deps: WebDeps, companyId: string) {
+/** The transactions waiting for a person, credits or debits (issue 24), newest first. */
+async function unassigned(deps: WebDeps, companyId: string, direction: 'credit' | 'debit') {
   return deps.db
     .selectFrom('bank_transactions as t')
     .innerJoin('bank_entries as e', (join) => join.onRef('e.company_id', '=', 't.company_id').onRef('e.id', '=', 't.entry_id'))
-    .select(['t.entry_id', 't.position', 't.unassigned_cents', 't.payer_name', 't.remittance_text', 't.note', 'e.booking_date'])
+    .select(['t.entry_id', 't.position', 't.unassigned_cents', 't.payer_name', 't.remittance_text', 't.note', 't.notes', 'e.booking_date'])
     .where('t.company_id', '=', companyId)
     .where('t.status', '=', 'unmatched')
+    .where('e.direction', '=', direction)
     .orderBy('e.booking_date', 'desc')
     .orderBy('t.entry_id')
     .orderBy('t.position')
     .limit(200)
     .execute();
+}
+
+type Unassigned = Awaited<ReturnType<typeof unassigned>>[number];
+
+/** Why a debit waits: its notes in the page's language, else the note a manual assignment left. */
+function reasonOf(t: FastifyRequest['t'], row: Unassigned): string {
+  const notes = Array.isArray(row.notes) ? (row.notes as ImportNote[]) : [];
+  return notes.length ? notes.map((n) => noteWords(t, n)).join(' ') : (row.note ?? '');
+}
+
+/** Debits left for a person (a refund or return Kontor could not take back from an invoice in full), with the reason and an assign form. */
+function debitsSection(t: FastifyRequest['t'], csrf: string, debits: Unassigned[], paid: { number: string | null; amount_paid_cents: number }[]): Html {
+  const b = t.books;
+  return html`<h2 id="debits-heading">${b.bankDebitsHeading}</h2>
+<p class="hint">${b.bankDebitsHint}</p>
+${
+  debits.length === 0
+    ? html`<p class="empty">${b.bankNoDebits}</p>`
+    : html`<datalist id="paid-invoices">${paid.map((i) => html`<option value="${i.number ?? ''}">${euro(i.amount_paid_cents)}</option>`)}</datalist>
+<div class="table-wrap" role="region" aria-labelledby="debits-heading" tabindex="0"><table class="table">
+<thead><tr><th scope="col">${b.bankBookingDate}</th><th scope="col">${b.bankPayee}</th><th scope="col">${t.bankRemittance}</th><th scope="col">${b.bankReason}</th><th scope="col" class="num">${t.bankOpenAmount}</th><th scope="col">${t.bankAssignTo}</th></tr></thead>
+<tbody>${debits.map(
+        (
+          d,
+        ) => html`<tr><td>${date(d.booking_date)}</td><td>${d.payer_name ?? '–'}</td><td class="wrap">${d.remittance_text ?? ''}</td><td class="wrap">${reasonOf(t, d)}</td><td class="num">−${euro(d.unassigned_cents)}</td>
+<td><form method="post" action="/app/bank/assign" class="inline">${csrfField(csrf)}<input type="hidden" name="entry_id" value="${d.entry_id}"><input type="hidden" name="position" value="${d.position}">
+<label class="visually-hidden" for="inv-${d.entry_id}-${d.position}">${b.bankDebitInvoiceFor(d.payer_name ?? '–', euro(d.unassigned_cents))}</label>
+<input id="inv-${d.entry_id}-${d.position}" name="invoice_number" list="paid-invoices" required placeholder="${t.number}" size="16"><button type="submit">${t.bankAssign}</button></form></td></tr>`,
+      )}</tbody></table></div>`
+}`;
 }
 
 /** One row of the import's notes: an entry (ignored, duplicate) or a transfer of it, with its notes. */
@@ -70,6 +105,13 @@ ${result.already_imported ? html`<p>${b.bankAlreadyImportedOn(date(calendarDate(
 <div><dt>${t.bankIgnored}</dt><dd>${totals.ignored}</dd></div>
 <div><dt>${t.bankApplied}</dt><dd>${formatMoney(totals.applied)}</dd></div>
 <div><dt>${t.bankLeft}</dt><dd>${formatMoney(totals.unassigned)}</dd></div>
+${
+  totals.paid_out !== '0.00'
+    ? html`<div><dt>${b.bankReversed}</dt><dd>${formatMoney(totals.reversed)}</dd></div>
+<div><dt>${b.bankCreditRefunded}</dt><dd>${formatMoney(totals.credit_refunded)}</dd></div>
+<div><dt>${b.bankDebitsLeft}</dt><dd>${formatMoney(totals.debits_unassigned)}</dd></div>`
+    : ''
+}
 </dl>
 ${
   result.warning_notes.length > 0
@@ -98,18 +140,21 @@ export function registerBankPages(web: FastifyInstance, deps: WebDeps): void {
       const member = memberOrNoCompanyPage(request, reply);
       if (!member) return reply;
       const t = request.t;
-      const [credits, open] = await Promise.all([
-        unassigned(deps, member.company.id),
+      const [credits, debits, open] = await Promise.all([
+        unassigned(deps, member.company.id, 'credit'),
+        unassigned(deps, member.company.id, 'debit'),
         deps.db
           .selectFrom('invoices')
-          .select(['number', 'total_gross_cents', 'amount_paid_cents'])
+          .select(['number', 'status', 'total_gross_cents', 'amount_paid_cents'])
           .where('company_id', '=', member.company.id)
           .where('type', '=', 'invoice')
-          .where('status', 'in', ['issued', 'sent', 'partially_paid'])
+          .where('status', 'in', ['issued', 'sent', 'partially_paid', 'paid'])
           .orderBy('issue_date', 'desc')
-          .limit(500)
+          .limit(1000)
           .execute(),
       ]);
+      const paid = open.filter((i) => i.amount_paid_cents > 0).slice(0, 500);
+      const unpaid = open.filter((i) => i.status !== 'paid').slice(0, 500);
       const csrf = member.session.csrfToken;
       const body = html`
 <form method="post" action="/app/bank/import" enctype="multipart/form-data" class="filters" data-progress="${t.bankImporting}">
@@ -123,7 +168,7 @@ ${result ? resultSection(t, result, member.company.timezone) : ''}
 ${
   credits.length === 0
     ? html`<p class="empty">${t.bankNothingToAssign}</p>`
-    : html`<datalist id="open-invoices">${open.map((i) => html`<option value="${i.number ?? ''}">${euro(i.total_gross_cents - i.amount_paid_cents)}</option>`)}</datalist>
+    : html`<datalist id="open-invoices">${unpaid.map((i) => html`<option value="${i.number ?? ''}">${euro(i.total_gross_cents - i.amount_paid_cents)}</option>`)}</datalist>
 <div class="table-wrap"><table class="table">
 <thead><tr><th scope="col">${t.issueDate}</th><th scope="col">${t.bankPayer}</th><th scope="col">${t.bankRemittance}</th><th scope="col" class="num">${t.bankOpenAmount}</th><th scope="col">${t.bankAssignTo}</th></tr></thead>
 <tbody>${credits.map(
@@ -134,13 +179,20 @@ ${
 <label class="visually-hidden" for="inv-${c.entry_id}-${c.position}">${t.bankInvoiceNumberFor(c.payer_name ?? '–', euro(c.unassigned_cents))}</label>
 <input id="inv-${c.entry_id}-${c.position}" name="invoice_number" list="open-invoices" required placeholder="${t.number}" size="16"><button type="submit">${t.bankAssign}</button></form></td></tr>`,
       )}</tbody></table></div>`
-}`;
+}
+${debitsSection(t, csrf, debits, paid)}`;
       return sendPage(reply, page(shell(request, 'bank'), t.bank, body, flash), status);
     };
 
     scope.get('/bank', async (request, reply) => {
-      const done = (request.query as { assigned?: string }).assigned;
-      return overview(request, reply, done ? { kind: 'ok', text: request.t.bankAssigned(done.slice(0, 60)) } : null);
+      const { assigned, reversed } = request.query as { assigned?: string; reversed?: string };
+      const t = request.t;
+      const flash: Flash = assigned
+        ? { kind: 'ok', text: t.bankAssigned(assigned.slice(0, 60)) }
+        : reversed
+          ? { kind: 'ok', text: t.books.bankDebitAssigned(reversed.slice(0, 60)) }
+          : null;
+      return overview(request, reply, flash);
     });
 
     scope.post('/bank/import', async (request, reply) => {
@@ -182,7 +234,8 @@ ${
       if (!/^bke_[0-9a-z]{26}$/.test(form.entry_id ?? '') || !Number.isInteger(position) || position < 1)
         return overview(request, reply, { kind: 'error', text: request.t.badRequest }, 400);
       try {
-        const assigned = await assignBankCredit(
+        // A credit pays the invoice, a debit is taken back from it: the same step as `kontor bank assign`.
+        const assigned = await assignBankTransaction(
           deps,
           member.company.id,
           { entryId: form.entry_id as string, position },
@@ -192,7 +245,8 @@ ${
             email: member.session.email,
           },
         );
-        return redirect(reply, `/app/bank?assigned=${encodeURIComponent(assigned.invoiceNumber)}`);
+        const done = assigned.direction === 'debit' ? 'reversed' : 'assigned';
+        return redirect(reply, `/app/bank?${done}=${encodeURIComponent(assigned.invoiceNumber)}`);
       } catch (error) {
         if (error instanceof AssignCreditError) return overview(request, reply, { kind: 'error', text: error.message }, 422);
         throw error;

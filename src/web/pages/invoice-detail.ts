@@ -56,7 +56,7 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!invoice) return null;
-  const [lines, events, bookings, audit, related, lastMail] = await Promise.all([
+  const [lines, events, bookings, audit, related, lastMail, reversals] = await Promise.all([
     deps.db
       .selectFrom('invoice_lines')
       .select(['position', 'description', 'quantity', 'unit', 'unit_price_net', 'vat_rate', 'net_cents'])
@@ -108,6 +108,14 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst(),
+    // Money the bank statement took back from it (issue 24: a refund, a return); no event says so.
+    deps.db
+      .selectFrom('payment_reversals')
+      .select(['invoice_cents', 'credit_cents', 'kind', 'booking_date', 'created_at'])
+      .where('company_id', '=', member.company.id)
+      .where('invoice_id', '=', id)
+      .orderBy('created_at')
+      .execute(),
   ]);
   const files = invoice.status === 'draft' ? { pdf: false, xml: false } : await hasFiles(deps, member.company.id, id);
   const numberOf = (other: string | null) => (other ? (related.find((r) => r.id === other)?.number ?? null) : null);
@@ -117,6 +125,7 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     events,
     bookings,
     audit,
+    reversals,
     files,
     cancels: invoice.cancels_invoice_id ? { id: invoice.cancels_invoice_id, number: numberOf(invoice.cancels_invoice_id) } : null,
     cancelledBy: invoice.cancelled_by_invoice_id ? { id: invoice.cancelled_by_invoice_id, number: numberOf(invoice.cancelled_by_invoice_id) } : null,
@@ -228,12 +237,13 @@ export async function renderDetail(
   const d = t.drafts;
   const found = await loadInvoice(deps, member, id);
   if (!found) return reply.callNotFound();
-  const { invoice, lines, events, bookings, files, audit } = found;
+  const { invoice, lines, events, bookings, files, audit, reversals } = found;
   const csrf = member.session.csrfToken;
   flash ??= doneFlash(t, done, found);
   const history = [
     ...events.map((e) => ({ at: e.created_at, text: t.eventTypes[e.type] ?? e.type })),
     ...audit.map((a) => ({ at: a.at, text: d.byPerson(t.actions[a.action] ?? d.auditActions[a.action] ?? a.action, a.email) })),
+    ...reversals.map((r) => ({ at: r.created_at, text: t.books.reversalHistory(r.kind, euro(r.invoice_cents), euro(r.credit_cents), date(r.booking_date)) })),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   const link = (ref: { id: string; number: string | null }) => html`<a href="/app/invoices/${ref.id}">${ref.number ?? ref.id}</a>`;
   const time = dateTimeFormat(member.company.timezone);

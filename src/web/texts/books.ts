@@ -7,6 +7,9 @@ import type { NoticeReasonCode, RetryRefusalCode } from '../../modules/dunning/i
 import { type ImportNote, type ImportNoteCode, type ImportNoteValues, noteText } from '../../modules/payments/index.ts';
 import { formatDate, formatIban, formatMoney } from '../../shared/german-format.ts';
 
+/** 0 cents as the pages write amounts (pages/money.ts euro). */
+const euroZero = formatMoney('0.00');
+
 type NoteWords = { [C in ImportNoteCode]: (values: ImportNoteValues[C]) => string };
 type Refusals = { [C in RetryRefusalCode]: (values: Record<string, string>) => string };
 
@@ -31,6 +34,48 @@ const places = (wheres: string[]) => {
 const statementsDe = (ids: string[]) =>
   ids.length === 1 ? `Der Auszug ${ids[0]}` : `${ids.length} Auszüge (${ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, …` : ids.join(', ')})`;
 
+/** DK return GVCs (payments/return-mark.ts) in German. */
+const RETURN_GVC_DE: Record<string, string> = {
+  '108': 'Rücklastschrift (Firmenlastschrift)',
+  '109': 'Rücklastschrift',
+  '110': 'Rückbelastung einer Kartenzahlung',
+  '111': 'Scheckrückgabe',
+  '159': 'Rücküberweisung',
+  '160': 'Rücküberweisung (Echtzeit)',
+  '193': 'Storno einer Lastschrift',
+  '199': 'Storno einer Kartenzahlung',
+  '899': 'Storno der Bank',
+};
+
+/** SEPA return reasons (ISO 20022 codes) as German banks word them. */
+const RETURN_REASON_DE: Record<string, string> = {
+  AC01: 'IBAN fehlerhaft',
+  AC04: 'Konto aufgelöst',
+  AC06: 'Konto gesperrt',
+  AG01: 'Lastschrift auf diesem Konto nicht erlaubt',
+  AM04: 'keine ausreichende Deckung',
+  AM05: 'doppelt eingereicht',
+  MD01: 'kein Mandat',
+  MD06: 'Widerspruch des Zahlers',
+  MD07: 'Zahler verstorben',
+  MS02: 'Rückgabe durch den Zahler ohne Angabe von Gründen',
+  MS03: 'Rückgabe durch die Bank ohne Angabe von Gründen',
+  SL01: 'Lastschriftsperre beim Zahler',
+  FOCR: 'Rückruf auf Wunsch des Zahlers',
+  DUPL: 'Doppelzahlung',
+  FRAD: 'Betrugsverdacht',
+  TECH: 'technischer Fehler',
+  CUST: 'auf Wunsch des Kunden',
+};
+
+function returnDe(marker: string, reason: string): string {
+  const gvc = /^GVC (\d{3})$/.exec(marker)?.[1];
+  const what = gvc ? `${RETURN_GVC_DE[gvc] ?? 'Rückbuchung'} (GVC ${gvc})` : marker === 'RtrInf' ? 'Rückgabe' : `Rückbuchung der Bank (${marker})`;
+  if (!reason) return `${what}.`;
+  const words = RETURN_REASON_DE[reason];
+  return `${what}, Grund ${reason}${words ? ` (${words})` : ''}.`;
+}
+
 const notesDe: NoteWords = {
   no_invoice_number: () => 'Keine Rechnungsnummer im Verwendungszweck gefunden; bitte von Hand zuordnen.',
   unknown_invoice_number: (v) => `Eine Rechnung ${v.number} gibt es nicht.`,
@@ -43,6 +88,11 @@ const notesDe: NoteWords = {
   status_ignored: (v) => `Umsatz mit Status ${v.status} übergangen (es zählen nur gebuchte Umsätze).`,
   reversal_ignored: (v) => `Rückbuchung einer früheren ${v.of === 'debit' ? 'Belastung' : 'Gutschrift'} übergangen; bitte von Hand prüfen.`,
   debit_ignored: () => 'Belastung übergangen.',
+  returned: (v) => returnDe(v.marker, v.reason),
+  nothing_to_reverse: (v) => `Auf die Rechnung ${v.number} ist nichts gezahlt worden, das zurückgebucht werden könnte.`,
+  return_without_invoice: () => 'Die Rückbuchung nennt keine Rechnung und keine Zahlung, die Kontor gebucht hat; bitte von Hand zuordnen.',
+  reversal_exceeds_paid: (v) => `${formatMoney(v.amount)} mehr, als auf die genannten Rechnungen gezahlt wurde; bitte von Hand zuordnen.`,
+  return_fee: (v) => `Davon sind ${formatMoney(v.amount)} Rückgabegebühren der Bank; sie werden nicht von der Rechnung zurückgebucht.`,
   currency_ignored: (v) => `Umsatz in ${v.currency} übergangen (Kontor bucht nur Euro).`,
   zero_amount_ignored: () => 'Betrag 0,00 € übergangen.',
   already_imported: (v) => `Bereits mit einem früheren Kontoauszug importiert (${v.statement_id}); nichts doppelt gebucht.`,
@@ -69,6 +119,7 @@ export const de = {
   auditActions: {
     'dunning.notice_retried': 'Mahnung erneut gesendet',
     'datev.exported': 'DATEV-Export erstellt',
+    'payment.reversed': 'Abbuchung einer Rechnung zugeordnet (zurückgebucht)',
   } as Record<string, string>,
 
   // Dunning (/app/dunning)
@@ -168,12 +219,28 @@ export const de = {
   bankNote: 'Hinweis',
   bankMoreNotes: (n: number) => `… und ${n} weitere Umsätze mit Hinweis.`,
   bankNotes: notesDe,
+  // Debits taken back from invoices (issue 24)
+  bankReversed: 'Von Rechnungen zurückgebucht',
+  bankCreditRefunded: 'Guthaben erstattet',
+  bankDebitsLeft: 'Abbuchungen noch zuzuordnen',
+  bankDebitsHeading: 'Abbuchungen von Hand zuzuordnen',
+  bankDebitsHint:
+    'Erstattungen an Kunden und Rückbuchungen (etwa Rücklastschriften), die Kontor keiner Rechnung oder nicht vollständig zuordnen konnte. Zugeordnet wird der Betrag von der Rechnung zurückgebucht: zuerst ein Guthaben des Kunden aus einer Überzahlung, dann die Zahlung, höchstens so viel, wie gezahlt wurde.',
+  bankNoDebits: 'Keine Abbuchungen zuzuordnen.',
+  bankPayee: 'Empfänger',
+  bankReason: 'Grund',
+  bankDebitInvoiceFor: (payee: string, amount: string) => `Rechnungsnummer für die Abbuchung von ${amount} an ${payee}`,
+  bankDebitAssigned: (number: string) => `Die Abbuchung wurde der Rechnung ${number} zugeordnet und zurückgebucht.`,
+  /** A line of an invoice's history (pages/invoice-detail.ts): money a debit took back from it. */
+  reversalHistory: (kind: 'refund' | 'return', amount: string, credit: string, bookingDate: string) =>
+    `${kind === 'return' ? 'Rückbuchung der Bank' : 'Erstattung an den Kunden'} vom ${bookingDate}: ${amount} der Zahlung zurückgebucht${credit === euroZero ? '' : `, ${credit} Guthaben erstattet`}`,
 };
 
 export const en: typeof de = {
   auditActions: {
     'dunning.notice_retried': 'Dunning notice sent again',
     'datev.exported': 'DATEV export created',
+    'payment.reversed': 'Debit assigned to an invoice (taken back)',
   },
 
   dunning: 'Dunning',
@@ -269,4 +336,17 @@ export const en: typeof de = {
   bankNote: 'Note',
   bankMoreNotes: (n) => `… and ${n} more entries with a note.`,
   bankNotes: notesEn,
+  bankReversed: 'Taken back from invoices',
+  bankCreditRefunded: 'Customer credit paid back',
+  bankDebitsLeft: 'Debits left to assign',
+  bankDebitsHeading: 'Debits to assign by hand',
+  bankDebitsHint:
+    'Refunds to customers and returns (such as returned direct debits) Kontor could not take back from an invoice, or not in full. Assigned, the amount is taken back from the invoice: first a credit the customer has from an over-payment, then the payment, at most what was paid.',
+  bankNoDebits: 'No debits to assign.',
+  bankPayee: 'Payee',
+  bankReason: 'Reason',
+  bankDebitInvoiceFor: (payee, amount) => `Invoice number for the debit of ${amount} to ${payee}`,
+  bankDebitAssigned: (number) => `The debit was assigned to invoice ${number} and taken back from it.`,
+  reversalHistory: (kind, amount, credit, bookingDate) =>
+    `${kind === 'return' ? 'Returned by the bank' : 'Refunded to the customer'} on ${bookingDate}: ${amount} of the payment taken back${credit === euroZero ? '' : `, ${credit} customer credit paid back`}`,
 };
