@@ -320,6 +320,7 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
           webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }),
           ...(mailer ? { mailer } : {}),
           services: invoicing ? { invoicing } : {},
+          ...(ctx.liveness ? { liveness: ctx.liveness } : {}),
         },
         {
           ...(asOf ? { asOf } : {}),

@@ -77,6 +77,8 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
         webhooks: webhookDelivery({ db: handle.db, sealer }),
         mailer,
         services: { invoicing: { ...invoicing, liveness: handle.liveness } },
+        // Claims carry this process's token; jobs of a killed predecessor run at once.
+        liveness: handle.liveness,
       })
     : undefined;
 

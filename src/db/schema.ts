@@ -168,6 +168,8 @@ export interface JobsTable {
   max_attempts: ColumnType<number, number | undefined, number>;
   locked_by: string | null;
   locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The liveness token (db/liveness.ts) of the process that claimed the running job (migration 0039). */
+  locked_owner: ColumnType<string | null, string | null | undefined, string | null>;
   last_error: string | null;
   created_at: Timestamp;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/connection.ts';
+import type { Liveness } from '../db/liveness.ts';
 import type { JobRow } from './registry.ts';
 
 // Claiming is one UPDATE over a FOR UPDATE SKIP LOCKED sub-select: any number of
@@ -8,6 +9,12 @@ import type { JobRow } from './registry.ts';
 // leases are real time from the database server (clock_timestamp()), the one clock all
 // processes share, so a process with KONTOR_NOW or a fixed test clock can neither keep
 // a crashed worker's job locked forever nor steal a live worker's job.
+//
+// A claim also records the claiming process's liveness token (`locked_owner`, db/liveness.ts).
+// The lease is for a process that hangs; a process that has ended (kill -9, a crash, a lost
+// host) is known as such at once — on the embedded database every process but this one has
+// ended, on PostgreSQL its session advisory lock is gone — and releaseJobsOfEndedProcesses
+// hands its jobs back without waiting for the lease (issue 24).
 
 export type ClaimOptions = {
   workerId: string;
@@ -18,6 +25,8 @@ export type ClaimOptions = {
   leaseMs: number;
   /** Only this company's jobs (`kontor jobs run --company`). */
   companyId?: string;
+  /** The claiming process's liveness token (db/liveness.ts); without one a claim is released only when its lease runs out. */
+  owner?: string;
 };
 
 /** Real-time interval arithmetic on the server: `clock_timestamp() + ms`. */
@@ -25,21 +34,27 @@ export function leaseUntil(leaseMs: number) {
   return sql<Date>`clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::float8)`;
 }
 
+/** A released job goes back to the queue, or ends `failed` when that was its last attempt; `why` becomes last_error. */
+function released(now: Date, why: RawBuilder<string>) {
+  const lastAttempt = sql<boolean>`attempts >= max_attempts`;
+  return {
+    status: sql<'pending' | 'failed'>`case when ${lastAttempt} then 'failed' else 'pending' end`,
+    locked_by: null,
+    locked_until: null,
+    locked_owner: null,
+    last_error: why,
+    finished_at: sql<Date | null>`case when ${lastAttempt} then ${now}::timestamptz else null end`,
+  };
+}
+
 /**
  * Hands jobs whose worker stopped (lease expired while `running`) back to the queue, or
  * ends them `failed` when that was their last attempt. Returns how many it released.
  */
 export async function releaseExpiredLeases(db: Database, now: Date, limit = 100): Promise<number> {
-  const lastAttempt = sql<boolean>`attempts >= max_attempts`;
   const rows = await db
     .updateTable('jobs')
-    .set({
-      status: sql<'pending' | 'failed'>`case when ${lastAttempt} then 'failed' else 'pending' end`,
-      locked_by: null,
-      locked_until: null,
-      last_error: sql<string>`'lease expired during attempt ' || attempts || ': the worker stopped or ran past its lease'`,
-      finished_at: sql<Date | null>`case when ${lastAttempt} then ${now}::timestamptz else null end`,
-    })
+    .set(released(now, sql<string>`'lease expired during attempt ' || attempts || ': the worker stopped or ran past its lease'`))
     .where('id', 'in', (eb) =>
       eb
         .selectFrom('jobs')
@@ -50,6 +65,36 @@ export async function releaseExpiredLeases(db: Database, now: Date, limit = 100)
         .limit(limit)
         .forUpdate()
         .skipLocked(),
+    )
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+/**
+ * Hands the running jobs of processes that have provably ended back to the queue at once
+ * (or ends them `failed` on their last attempt), whatever their lease says: the owners
+ * `liveness` declares dead. This process's own jobs and jobs without an owner are left to
+ * their leases. Returns how many it released.
+ */
+export async function releaseJobsOfEndedProcesses(db: Database, liveness: Liveness, now: Date, limit = 100): Promise<number> {
+  const own = await liveness.token();
+  const owners = await db
+    .selectFrom('jobs')
+    .select('locked_owner')
+    .distinct()
+    .where('status', '=', 'running')
+    .where('locked_owner', 'is not', null)
+    .where('locked_owner', '<>', own)
+    .execute();
+  const ended: string[] = [];
+  for (const { locked_owner: owner } of owners) if (owner && !(await liveness.isAlive(owner))) ended.push(owner);
+  if (ended.length === 0) return 0;
+  const rows = await db
+    .updateTable('jobs')
+    .set(released(now, sql<string>`'the process that ran attempt ' || attempts || ' has ended (crashed or was killed)'`))
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('jobs').select('id').where('status', '=', 'running').where('locked_owner', 'in', ended).orderBy('id').limit(limit).forUpdate().skipLocked(),
     )
     .returning('id')
     .execute();
@@ -70,6 +115,7 @@ export async function claimJobs(db: Database, options: ClaimOptions): Promise<Jo
       status: 'running',
       locked_by: options.workerId,
       locked_until: leaseUntil(options.leaseMs),
+      locked_owner: options.owner ?? null,
       attempts: eb('attempts', '+', 1),
     }))
     .where('id', 'in', (eb) =>

@@ -2,7 +2,7 @@
 // daily tasks per company. See README.md for the rules a job or task must follow.
 
 export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
-export { type ClaimOptions, claimJobs, releaseExpiredLeases } from './claim.ts';
+export { type ClaimOptions, claimJobs, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
 export { type EnqueueJobInput, enqueueJob, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
 export {
   createJobRegistry,
@@ -30,4 +30,4 @@ export {
   defineDailyTask,
   runDailyTasks,
 } from './scheduler.ts';
-export { DEFAULT_LEASE_MS, drainDueJobs, type JobDeps, type JobTally, startWorker, type Worker, type WorkerOptions } from './worker.ts';
+export { DEFAULT_LEASE_MS, DEFAULT_OWNER_CHECK_MS, drainDueJobs, type JobDeps, type JobTally, startWorker, type Worker, type WorkerOptions } from './worker.ts';

@@ -48,6 +48,7 @@ async function finish(db: Database, job: JobRow, outcome: Exclude<JobOutcome, 'l
       status: outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'pending',
       locked_by: null,
       locked_until: null,
+      locked_owner: null,
       finished_at: outcome === 'retried' ? null : fields.at,
       ...(fields.error !== undefined ? { last_error: fields.error } : {}),
       ...(fields.runAt ? { run_at: fields.runAt } : {}),

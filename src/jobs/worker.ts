@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Database } from '../db/connection.ts';
+import type { Liveness } from '../db/liveness.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { WebhookDelivery } from '../modules/webhooks/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
-import { claimJobs } from './claim.ts';
+import { claimJobs, releaseJobsOfEndedProcesses } from './claim.ts';
 import type { JobLog, JobRegistry, JobServices } from './registry.ts';
 import { type JobOutcome, type RunJobDeps, runJob } from './run-job.ts';
 import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
@@ -17,6 +18,9 @@ import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 // `webhooks`: webhook delivery, its own loop beside the jobs; `jobs run` drains it after them.
 // `mailer`: the company mailboxes, handed to job handlers that mail (dunning notices).
 // `services`: what else handlers may use (the invoice renderers for contract billing).
+// `liveness`: which processes live (db/liveness.ts): claims carry this process's token, and
+// the jobs of processes that have ended are taken back at once (claim.ts); without it a
+// crashed process's jobs wait for their leases.
 export type JobDeps = {
   db: Database;
   clock: Clock;
@@ -25,10 +29,13 @@ export type JobDeps = {
   webhooks?: WebhookDelivery;
   mailer?: Mailer;
   services?: JobServices;
+  liveness?: Liveness;
 };
 export type JobTally = { done: number; failed: number; retried: number; lost: number };
 
 export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
+/** How often a running worker looks for jobs of processes that have ended (real time). */
+export const DEFAULT_OWNER_CHECK_MS = 5_000;
 
 export function newWorkerId(role = 'worker'): string {
   return `${role}:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -36,6 +43,26 @@ export function newWorkerId(role = 'worker'): string {
 
 function count(tally: JobTally, outcome: JobOutcome) {
   tally[outcome] += 1;
+}
+
+/**
+ * This process's liveness token for its claims; none when there is no liveness or its token
+ * cannot be had now (PostgreSQL: the lock connection cannot be opened). A claim without a
+ * token is released by its lease alone; the database trouble shows in the claim's own error.
+ */
+async function ownerToken(deps: JobDeps): Promise<string | undefined> {
+  return deps.liveness?.token().catch(() => undefined);
+}
+
+/** Takes back the jobs of processes that have ended; logs how many. Never throws. */
+async function takeBackJobsOfEndedProcesses(deps: JobDeps, log: JobLog): Promise<void> {
+  if (!deps.liveness) return;
+  try {
+    const count = await releaseJobsOfEndedProcesses(deps.db, deps.liveness, deps.clock.now());
+    if (count > 0) log(`took back ${count} job(s) of a process that has ended`);
+  } catch (error) {
+    log(`looking for jobs of ended processes failed: ${messageForLog(error)}`);
+  }
 }
 
 /** What runJob needs from the worker's deps. */
@@ -66,6 +93,9 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
   const log = options.log ?? (() => {});
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
   const runDeps = runJobDeps(deps, log, leaseMs);
+  // A process that died with jobs claimed (kill -9 of an earlier run) left them running:
+  // they are due again now, not after their leases.
+  await takeBackJobsOfEndedProcesses(deps, log);
   // A pool of `concurrency` slots: a slot that frees claims the next due job at once (jobs
   // the running ones enqueue included), so one slow job does not hold up the others.
   const running = new Set<Promise<void>>();
@@ -75,12 +105,14 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
   while (!failure) {
     const free = Math.min(concurrency - running.size, maxJobs - claimed);
     if (free > 0 && !exhausted) {
+      const owner = await ownerToken(deps);
       const batch = await claimJobs(deps.db, {
         workerId,
         now: deps.clock.now(),
         limit: free,
         leaseMs,
         ...(options.companyId !== undefined ? { companyId: options.companyId } : {}),
+        ...(owner !== undefined ? { owner } : {}),
       });
       claimed += batch.length;
       for (const job of batch) {
@@ -120,6 +152,8 @@ export type WorkerOptions = {
   leaseMs?: number;
   /** How often the daily tasks are checked (default 60 s; 0 turns the scheduler off). */
   schedulerIntervalMs?: number;
+  /** How often jobs of processes that have ended are looked for (default 5 s; also at start). Needs JobDeps.liveness. */
+  ownerCheckMs?: number;
 };
 
 export type Worker = {
@@ -142,12 +176,14 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
   const pollMs = options.pollMs ?? 500;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const schedulerIntervalMs = options.schedulerIntervalMs ?? 60_000;
+  const ownerCheckMs = options.ownerCheckMs ?? DEFAULT_OWNER_CHECK_MS;
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
   const running = new Set<Promise<void>>();
   let stopping = false;
   let wake: (() => void) | undefined;
   let tick: Promise<void> | undefined;
   let lastTickAt = Number.NEGATIVE_INFINITY;
+  let lastOwnerCheckAt = Number.NEGATIVE_INFINITY;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -195,9 +231,16 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
         await pause(pollMs); // a finishing job wakes the loop early
         continue;
       }
+      // At start (a predecessor killed with jobs claimed) and every few seconds (on
+      // PostgreSQL another worker process may die at any time): their jobs are due again.
+      if (deps.liveness && performance.now() - lastOwnerCheckAt >= ownerCheckMs) {
+        lastOwnerCheckAt = performance.now();
+        await takeBackJobsOfEndedProcesses(deps, log);
+      }
       let claimed: Awaited<ReturnType<typeof claimJobs>>;
       try {
-        claimed = await claimJobs(deps.db, { workerId, now: deps.clock.now(), limit: free, leaseMs });
+        const owner = await ownerToken(deps);
+        claimed = await claimJobs(deps.db, { workerId, now: deps.clock.now(), limit: free, leaseMs, ...(owner !== undefined ? { owner } : {}) });
       } catch (error) {
         log(`claiming jobs failed: ${messageForLog(error)}`);
         await pause(pollMs * 4);

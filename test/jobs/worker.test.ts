@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/connection.ts';
-import { backoffDelayMs, claimJobs, createJobRegistry, drainDueJobs, PermanentJobError, runJob, startWorker } from '../../src/jobs/index.ts';
+import { type Liveness, localLiveness, serverLiveness } from '../../src/db/liveness.ts';
+import {
+  backoffDelayMs,
+  claimJobs,
+  createJobRegistry,
+  drainDueJobs,
+  PermanentJobError,
+  releaseJobsOfEndedProcesses,
+  runJob,
+  startWorker,
+} from '../../src/jobs/index.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
-import { testDatabase } from '../helpers/database.ts';
+import { serverUrl, testDatabase } from '../helpers/database.ts';
 import { enqueue, jobById, seedCompany, sleep, waitFor } from './fixtures.ts';
 
 const START = '2026-11-21T10:00:00Z';
@@ -269,6 +280,69 @@ describe('claiming and running jobs', () => {
     assert.match(job.last_error ?? '', /lease expired during attempt 1/);
   });
 
+  /**
+   * The liveness of another process on this database: on PostgreSQL a real one (its own
+   * connection holding its advisory lock, which closing ends as a kill would); embedded, a
+   * token that is not this handle's — whoever else claimed on it has ended.
+   */
+  async function otherProcess(): Promise<Liveness> {
+    if (handle.kind !== 'postgres') return localLiveness();
+    const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(handle.db);
+    const url = new URL(serverUrl);
+    url.pathname = `/${rows[0]!.name}`;
+    return serverLiveness(url.toString(), async (text, values) => handle.db.executeQuery(CompiledQuery.raw(text, values)));
+  }
+
+  test('issue 24: a job claimed by a process that has ended is due again at once, not after its lease; a live one’s stays with it', async () => {
+    const { companyId, clock, registry } = await setup();
+    let runs = 0;
+    registry.define({ name: 'test.owned', handler: async () => void runs++ });
+    const id = (await enqueue(handle.db, { name: 'test.owned', companyId, payload: {}, runAt: clock.now() }, registry))!;
+    const other = await otherProcess();
+    const [first] = await claimJobs(handle.db, { workerId: 'elsewhere', now: clock.now(), limit: 1, leaseMs: 300_000, companyId, owner: await other.token() });
+    assert.equal(first?.id, id);
+    assert.equal((await jobById(handle.db, id)).locked_owner, await other.token(), 'the claim names its process');
+    const own = handle.liveness;
+    if (handle.kind === 'postgres') {
+      // The other process lives: its job stays with it, whatever this process looks for.
+      assert.equal(await releaseJobsOfEndedProcesses(handle.db, own, clock.now()), 0);
+      assert.deepEqual(await claimJobs(handle.db, { workerId: 'here', now: clock.now(), limit: 1, leaseMs: 60_000, companyId, owner: await own.token() }), []);
+      await other.close(); // its connection ends, as with kill -9
+    }
+    assert.equal(await releaseJobsOfEndedProcesses(handle.db, own, clock.now()), 1);
+    const released = await jobById(handle.db, id);
+    assert.equal(released.status, 'pending');
+    assert.equal(released.locked_owner, null);
+    assert.match(released.last_error ?? '', /the process that ran attempt 1 has ended/);
+    const [again] = await claimJobs(handle.db, { workerId: 'here', now: clock.now(), limit: 1, leaseMs: 60_000, companyId, owner: await own.token() });
+    assert.equal(again?.id, id);
+    assert.equal(again?.attempts, 2);
+    assert.equal(again?.locked_owner, await own.token());
+    // This process's own running job is never taken back, nor one claimed without a token.
+    assert.equal(await releaseJobsOfEndedProcesses(handle.db, own, clock.now()), 0);
+    assert.equal(await runJob({ db: handle.db, clock, registry }, first!), 'lost', 'a late result of the ended claim is dropped');
+    assert.equal(await runJob({ db: handle.db, clock, registry }, again!), 'done');
+    assert.equal((await jobById(handle.db, id)).locked_owner, null);
+    const unowned = (await enqueue(handle.db, { name: 'test.owned', companyId, payload: {}, runAt: clock.now() }, registry))!;
+    await claimJobs(handle.db, { workerId: 'no-token', now: clock.now(), limit: 1, leaseMs: 300_000, companyId });
+    assert.equal(await releaseJobsOfEndedProcesses(handle.db, own, clock.now()), 0, 'without a token only the lease frees it');
+    assert.equal((await jobById(handle.db, unowned)).status, 'running');
+    await other.close();
+  });
+
+  test('issue 24: an ended process’s claim on the last attempt ends the job failed', async () => {
+    const { companyId, clock } = await setup();
+    const id = (await enqueue(handle.db, { name: 'test.crash_loop', companyId, payload: {}, runAt: clock.now(), maxAttempts: 1 }))!;
+    const other = await otherProcess();
+    await claimJobs(handle.db, { workerId: 'elsewhere', now: clock.now(), limit: 1, leaseMs: 300_000, companyId, owner: await other.token() });
+    await other.close();
+    assert.equal(await releaseJobsOfEndedProcesses(handle.db, handle.liveness, clock.now()), 1);
+    const job = await jobById(handle.db, id);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.finished_at?.toISOString(), clock.now().toISOString());
+    assert.match(job.last_error ?? '', /the process that ran attempt 1 has ended/);
+  });
+
   test('a running handler keeps extending its lease, so a long job is not taken over', async () => {
     const { companyId, clock, registry } = await setup();
     let concurrentClaims = -1;
@@ -309,11 +383,9 @@ describe('claiming and running jobs', () => {
         [...finished].sort((a, b) => a - b),
         [1, 2, 3, 4, 5],
       );
-      await enqueue(db, { name: 'test.loop', companyId, payload: { n: 99 }, runAt: clock.now() }, registry);
-      await waitFor(async () => {
-        const running = await db.selectFrom('jobs').select('id').where('status', '=', 'running').where('company_id', '=', companyId).execute();
-        return running.length > 0;
-      }, 10_000);
+      const slow = (await enqueue(db, { name: 'test.loop', companyId, payload: { n: 99 }, runAt: clock.now() }, registry))!;
+      // Job 99's own row: a row of jobs 1–5 may still be `running` while its outcome is written.
+      await waitFor(async () => (await jobById(db, slow)).status === 'running', 10_000);
       assert.ok(!finished.includes(99), 'job 99 is still running');
       await worker.stop();
       assert.ok(finished.includes(99), 'stop() returned only after the running job finished');
