@@ -108,10 +108,11 @@ const LIST_COMMAND: ModuleCommand = {
       views.length === 0
         ? 'no statements'
         : views
-            .map(
-              (s) =>
-                `${s.id}  ${s.number ?? '(draft)'}  ${s.kind}  ${s.status}${s.paid_at ? ', paid' : ''}  ${formatCents(s.gross_cents)} EUR  ${s.partner_name ?? s.partner_id}  until ${s.period_end}`,
-            )
+            .map((s, i) => {
+              // A draft the run held back says why (German, for the person who adds what is missing).
+              const held = rows[i]?.status === 'draft' && rows[i]?.held_reason ? `\n    held: ${rows[i]?.held_reason}` : '';
+              return `${s.id}  ${s.number ?? '(draft)'}  ${s.kind}  ${s.status}${s.paid_at ? ', paid' : ''}  ${formatCents(s.gross_cents)} EUR  ${s.partner_name ?? s.partner_id}  until ${s.period_end}${held}`;
+            })
             .join('\n');
     print(io, Boolean(values.json), views, text);
     return 0;

@@ -86,6 +86,14 @@ describe('the seller contact of a Gutschrift is the partner’s, and an XRechnun
     assert.ok(!logged.some((line) => line.includes('Nord Vertrieb')));
     const list = await web.get('/app/statements');
     assert.match(list.body, /Nicht ausgestellt/);
+    const cli = await kontor('admin', 'statement', 'list', '--company', t.company.companyId, '--status', 'draft');
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(
+      cli.stdout,
+      new RegExp(
+        `${xr.id}  \\(draft\\)  self_billing  draft .*\\n    held: Für die XRechnung der Gutschrift fehlt beim Partner Nord Vertrieb GmbH: Telefonnummer\\.`,
+      ),
+    );
     const page = await web.get(`/app/statements/${xr.id}`);
     assert.match(page.body, /fehlt beim Partner Nord Vertrieb GmbH: Telefonnummer/);
   });
