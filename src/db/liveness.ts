@@ -4,7 +4,8 @@ import pg from 'pg';
 // Which process is still alive. Work that runs after a commit and cannot be part of a
 // transaction (a mail leaving) is recorded with the token of the process doing it; a later
 // request that finds such a record asks whether its owner still lives. A dead owner's work
-// is settled at once instead of waiting for a lease to run out (issue 11).
+// is settled at once instead of waiting for a lease to run out (issue 11). Claimed jobs
+// carry the token too: a dead process's jobs run again at once (jobs/claim.ts, issue 24).
 //
 // - Embedded (PGlite): one process holds the data folder (cli/data-folder.ts), so every
 //   token but the own one belongs to a process that has ended.
