@@ -1,8 +1,8 @@
 import type { ColumnType } from 'kysely';
 import type { Tier, Timestamp } from './schema.ts';
 
-// Row types of the contract tables (migrations/0013_contracts.sql, 0014_contract_billing.sql). Dates 'YYYY-MM-DD',
-// numerics exact decimal strings.
+// Row types of the contract tables (migrations/0013_contracts.sql, 0014_contract_billing.sql,
+// 0027_contract_quantities.sql). Dates 'YYYY-MM-DD', numerics exact decimal strings.
 
 export type ContractStatus = 'draft' | 'active' | 'paused' | 'cancelled' | 'ended';
 export type ContractInterval = 'month' | 'quarter' | 'year';
@@ -11,6 +11,10 @@ export type BillingTiming = 'advance' | 'arrears';
 export type CycleStatus = 'billed' | 'skipped' | 'paused' | 'failed';
 /** A pause of a contract: days from `from` to `until` (null: still paused) are not billed. */
 export type ContractPause = { from: string; until: string | null };
+/** An item's quantity from a day on (contract_items.quantities). */
+export type QuantityFrom = { from: string; quantity: string };
+/** Days from `from` to `to` (inclusive) billed at one quantity (contract_items.billed_quantities). */
+export type QuantityRun = { from: string; to: string; quantity: string };
 
 export interface ContractsTable {
   company_id: string;
@@ -56,6 +60,10 @@ export interface ContractItemsTable {
   starts_on: string;
   ends_after: string | null;
   billed_until: string | null;
+  /** Null: one quantity since the item's start. */
+  quantities: ColumnType<QuantityFrom[] | null, string | null | undefined, string | null>;
+  /** Null: billed as the item stands (rows from before issue 24). */
+  billed_quantities: ColumnType<QuantityRun[] | null, string | null | undefined, string | null>;
 }
 
 export interface ContractCyclesTable {
@@ -83,9 +91,37 @@ export interface UsageRecordsTable {
   recorded_at: Timestamp;
 }
 
+/** Credit a contract's invoice could not carry in full; amounts never change (uses are rows of their own). */
+export interface ContractCreditsTable {
+  company_id: string;
+  contract_id: string;
+  billing_date: string;
+  position: number;
+  item_ref: string;
+  vat_rate: 0 | 7 | 19;
+  description: string;
+  service_period_start: string;
+  service_period_end: string;
+  amount_cents: ColumnType<number, number, never>;
+  created_at: Timestamp;
+}
+
+export interface ContractCreditUsesTable {
+  company_id: string;
+  contract_id: string;
+  billing_date: string;
+  position: number;
+  invoice_id: string;
+  used_on: string;
+  amount_cents: ColumnType<number, number, never>;
+  created_at: Timestamp;
+}
+
 export interface ContractTables {
   contracts: ContractsTable;
   contract_items: ContractItemsTable;
   contract_cycles: ContractCyclesTable;
   usage_records: UsageRecordsTable;
+  contract_credits: ContractCreditsTable;
+  contract_credit_uses: ContractCreditUsesTable;
 }

@@ -79,7 +79,15 @@ export const OPERATION_ERRORS: Record<string, readonly ErrorCode[]> = {
     ...PRICING_ERRORS,
   ],
   retrieveContract: ['contract_not_found'],
-  reportUsage: ['conflict_retry', 'contract_not_found', 'contract.item_not_found', 'contract.not_active', 'contract.usage_period_closed'],
+  reportUsage: [
+    'conflict_retry',
+    'contract_not_found',
+    'contract.item_not_found',
+    'contract.item_not_usage_priced',
+    'contract.not_active',
+    'contract.usage_in_pause',
+    'contract.usage_period_closed',
+  ],
   createInvoice: [
     'idempotency_key_invalid',
     'idempotency_key_missing',
@@ -203,6 +211,22 @@ const EXTRA_FIELDS: Partial<Record<ErrorCode, Record<string, object>>> = {
   'contract.usage_period_closed': {
     open_from: { type: 'string', format: 'date', description: "The contract's usage_open_from: usage before this day is billed" },
     refs: { ...strings, description: 'The external_refs of the refused records, in batch order' },
+  },
+  'contract.item_not_usage_priced': { item_refs: { ...strings, description: 'The named items billed by their quantity, sorted' } },
+  'contract.usage_in_pause': {
+    refs: { ...strings, description: 'The external_refs of the records dated on a paused day, in batch order' },
+    pauses: {
+      type: 'array',
+      description: 'The pauses those days fall in',
+      items: { type: 'object', properties: { from: { type: 'string', format: 'date' }, until: { type: ['string', 'null'], format: 'date' } } },
+    },
+  },
+  'contract.terms_frozen': {
+    args: {
+      type: 'object',
+      description: 'For an item: its ref and the agreed terms the request would change (none when an item was left out)',
+      properties: { ref: { type: 'string' }, terms: strings },
+    },
   },
 };
 

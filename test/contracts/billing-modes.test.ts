@@ -31,7 +31,15 @@ describe('invoice modes and cycle states', () => {
     await putContract(t, 'draft-1', contract({ invoice_mode: 'draft' }), [201]);
     await putContract(t, 'send-1', contract({ invoice_mode: 'issue_send' }), [201]);
     await putContract(t, 'usage-1', contract({ items: [{ ref: 'api', product_ref: 'api-calls' }] }), [201]);
-    await putContract(t, 'fail-1', contract({ items: [{ ref: 'free', description: 'Beratung', unit_price_net: '100.00', vat_rate: 0 }] }), [201]);
+    // A customer without an e-mail address: no invoice can be issued to it (the VAT rate of an
+    // item, the other way to fail, cannot be corrected on a running contract since issue 24).
+    await putCustomer(t, 'ohne-mail', { name: 'Erika Mustermann', customer_type: 'private', vat_id: null, email: null });
+    await putContract(
+      t,
+      'fail-1',
+      contract({ customer: { source: 'crm', external_ref: 'ohne-mail' }, items: [{ ref: 'free', description: 'Beratung', unit_price_net: '100.00' }] }),
+      [201],
+    );
     await putContract(
       t,
       'quarter-1',
@@ -80,19 +88,21 @@ describe('invoice modes and cycle states', () => {
     const row = await cycle('fail-1');
     assert.deepEqual([row.status, row.invoice_id], ['failed', null]);
     const stored = await t.handle.db.selectFrom('contract_cycles').select(['reason', 'attempts']).where('status', '=', 'failed').executeTakeFirstOrThrow();
-    assert.match(stored.reason!, /0 %/);
+    assert.match(stored.reason!, /Kunde Erika Mustermann: die E-Mail-Adresse fehlt/);
     assert.equal(stored.attempts, 1);
     assert.equal((await getContract(t, 'fail-1')).next_billing_date, '2027-01-01');
 
     const { warnings } = await runBilling(t, '2027-02-01');
     assert.ok(
-      warnings.some((w) => w.includes('2027-01-01') && w.includes('0 %')),
+      warnings.some((w) => w.includes('2027-01-01') && w.includes('die E-Mail-Adresse fehlt')),
       warnings.join('\n'),
     );
+    // The log names the customer by number, never by name (personal data; issue 24).
+    assert.ok(!warnings.some((w) => w.includes('Erika Mustermann')), warnings.join('\n'));
     const again = await t.handle.db.selectFrom('contract_cycles').select(['attempts']).where('status', '=', 'failed').executeTakeFirstOrThrow();
     assert.equal(again.attempts, 2);
 
-    await putContract(t, 'fail-1', contract({ items: [{ ref: 'free', description: 'Beratung', unit_price_net: '100.00', vat_rate: 19 }] }));
+    await putCustomer(t, 'ohne-mail', { name: 'Erika Mustermann', customer_type: 'private', vat_id: null, email: 'erika@example.com' });
     await runBilling(t, '2027-02-02');
     // Both billing dates come due now: January's (retried) and February's, in order.
     const [january, february] = await contractInvoices(t, 'fail-1');

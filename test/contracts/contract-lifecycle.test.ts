@@ -6,8 +6,9 @@ import { contractInvoices, getContract, invoiceLines, putContract, putProducts, 
 
 // The lifecycle of a contract (issue 13, point 4) through the billing run: a start before
 // the billing anchor and an item added inside a cycle are prorated by days; a pause bills
-// nothing for its days; a cancellation ends the contract at its end date with a final
-// arrears invoice; an end inside a period billed in advance is refused.
+// nothing for its days (and credits those billed in advance already, issue 24); a
+// cancellation ends the contract at its end date with a final arrears invoice; an end
+// inside a period billed in advance is refused.
 
 const lineRows = async (t: TestApp, invoiceId: string) =>
   (await invoiceLines(t, invoiceId)).map((l) => [l.description, l.quantity, l.unit_price_net, l.service_period_start, l.service_period_end]);
@@ -73,7 +74,7 @@ describe('a contract from start to end', () => {
     ]);
   });
 
-  test('a paused contract bills nothing on its billing date; after the resume the days since are billed', async () => {
+  test('a paused contract bills nothing on its billing date; the paused days billed in advance are credited; after the resume the days since are billed', async () => {
     t.clock.set('2027-02-10T09:00:00Z');
     await putContract(t, 'team-1', contract({ status: 'paused', items: [...items, seats, storage] }));
     const paused = await reportUsage(t, 'team-1', [{ external_ref: 'p-1', item_ref: 'api', quantity: '5', occurred_at: '2027-02-11T10:00:00Z' }]);
@@ -93,6 +94,22 @@ describe('a contract from start to end', () => {
     await putContract(t, 'team-1', contract({ status: 'active', items: [...items, seats, storage] }));
     await runBilling(t, '2027-04-01');
     assert.deepEqual(await lineRows(t, (await last()).id), [
+      // February was billed in advance; its days from the pause on (10 to 28 February, 19 of 28) are credited (issue 24),
+      // carried from 1 March (nothing to charge then) to this invoice: 29.00 × 19/28 = 19.678… → 19.68; 30.00 × 19/28 = 20.357… → 20.36.
+      [
+        'Gutschrift für die Pause: Hosting S, 10.02.–28.02.2027 (anteilig 19 von 28 Tagen; 1 × 29,00\u00a0€ je Monat)',
+        '-1',
+        '19.68',
+        '2027-02-10',
+        '2027-02-28',
+      ],
+      [
+        'Gutschrift für die Pause: Arbeitsplätze, 10.02.–28.02.2027 (anteilig 19 von 28 Tagen; 3 × 10,00\u00a0€ je Monat)',
+        '-1',
+        '20.36',
+        '2027-02-10',
+        '2027-02-28',
+      ],
       ['Hosting S (anteilig 17 von 31 Tagen; 1 × 29,00\u00a0€ je Monat)', '1', '15.90', '2027-03-15', '2027-03-31'],
       ['Arbeitsplätze (anteilig 17 von 31 Tagen; 3 × 10,00\u00a0€ je Monat)', '1', '16.45', '2027-03-15', '2027-03-31'],
       ['Hosting S', '1', '29.00', '2027-04-01', '2027-04-30'],

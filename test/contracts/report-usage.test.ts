@@ -177,6 +177,32 @@ describe('reportUsage', () => {
     assert.equal(await rows(id), 0);
   });
 
+  test('items billed by their quantity take no usage (issue 24): 422 contract.item_not_usage_priced with item_refs, nothing stored', async () => {
+    const items = [
+      { ref: 'api', product_ref: 'api-calls' },
+      { ref: 'hosting', description: 'Hosting', unit_price_net: '29.00' },
+      { ref: 'plaetze', description: 'Arbeitsplätze', unit_price_net: '10.00', billing_timing: 'arrears' },
+      // A usage model billed in advance bills its quantity, not usage.
+      { ref: 'paket', description: 'SMS-Paket', pricing_model: 'package', included_quantity: '100', unit_price_net: '5.00', billing_timing: 'advance' },
+    ];
+    const id = await contract('menge', { items });
+    const res = await report('menge', [
+      rec('q-1'),
+      rec('q-2', { item_ref: 'plaetze' }),
+      rec('q-3', { item_ref: 'hosting' }),
+      rec('q-4', { item_ref: 'paket' }),
+      rec('q-5', { item_ref: 'hosting' }),
+    ]);
+    assert.deepEqual(refusal(res), [422, 'contract.item_not_usage_priced']);
+    assert.deepEqual(res.json().detail.item_refs, ['hosting', 'paket', 'plaetze']);
+    assert.match(res.json().detail.message, /hosting, paket, plaetze/);
+    assert.equal(await rows(id), 0);
+    // An unknown item comes first.
+    const unknown = await report('menge', [rec('q-6', { item_ref: 'hosting' }), rec('q-7', { item_ref: 'gibt-es-nicht' })]);
+    assert.deepEqual(refusal(unknown), [404, 'contract.item_not_found']);
+    assert.deepEqual((await report('menge', [rec('q-1')])).json(), { recorded: 1, duplicates: 0 });
+  });
+
   test('usage before usage_open_from is refused with open_from and refs; nothing of the batch is stored', async () => {
     const id = await contract('abgerechnet');
     // The billing run billed the first half of November.

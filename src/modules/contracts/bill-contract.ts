@@ -7,8 +7,10 @@ import type { Clock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import { centsToDecimal, type InvoicingDeps, issuingProblems, lineNetCents, RENDER_INVOICE_JOB, type ResolvedLine, writeInvoice } from '../invoicing/index.ts';
-import { arrearsPeriod, type BillingPlan, billsUsage, planBilling } from './billing-plan.ts';
-import { findContractItemsWithProduct } from './contracts.repository.ts';
+import { arrearsPeriod, type BillingPlan, billingCycle, billsUsage, planBilling } from './billing-plan.ts';
+import { creditsAfter } from './billing-state.ts';
+import { applyCredits, type SettledLines } from './contract-credit.ts';
+import { findContractItemsWithProduct, openCreditsColumn } from './contracts.repository.ts';
 
 // One billing date of one contract, in one transaction (design §6): the contract row is
 // locked, its billing date planned (billing-plan.ts), the invoice written (issued, a draft,
@@ -17,11 +19,24 @@ import { findContractItemsWithProduct } from './contracts.repository.ts';
 // billing date billed once, whoever runs it. An invoice that cannot be issued leaves the
 // cycle `failed` with the German reason and the billing date where it is: the next run
 // tries again. The documents are rendered (and mailed) by the job `invoices.render` that
-// commits with the invoice.
+// commits with the invoice. The planned lines go on the invoice with the contract's
+// credits it can carry (contract-credit.ts); credits used and carried commit with it.
 
 export type BillingDeps = { db: Database; clock: Clock; book: InvoicingDeps['book'] };
 
-export type BillingOutcome = { billingDate: string; status: CycleStatus; invoiceId: string | null; reason?: string };
+/**
+ * `reason`: German, for a person (kept with the cycle); `logReason`: the same without the
+ * customer's name, for logs. `creditLeftCents`: after the final billing, contract credit no
+ * invoice will carry any more (a person refunds it; the contract's page lists it).
+ */
+export type BillingOutcome = {
+  billingDate: string;
+  status: CycleStatus;
+  invoiceId: string | null;
+  reason?: string;
+  logReason?: string;
+  creditLeftCents?: number;
+};
 
 const BILLABLE = ['active', 'paused', 'cancelled'] as const;
 
@@ -41,6 +56,7 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   const contract = await trx
     .selectFrom('contracts')
     .selectAll()
+    .select(openCreditsColumn.as('open_credits'))
     .where('company_id', '=', companyId)
     .where('id', '=', contractId)
     .forUpdate()
@@ -50,8 +66,9 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   const items = await findContractItemsWithProduct(trx, companyId, contractId);
   const usage = items.some(billsUsage) ? await usageSums(trx, companyId, contractId, contract, billingDate) : new Map<string, string>();
   const plan = planBilling(contract, items, usage, billingDate);
-  const lines: ResolvedLine[] = plan.lines.map((line) => {
-    const item = items.find((candidate) => candidate.ref === line.itemRef)!;
+  const settled = applyCredits(plan.lines, contract.open_credits);
+  const lines: ResolvedLine[] = settled.lines.map((line) => {
+    const item = items.find((candidate) => candidate.ref === line.itemRef);
     return {
       description: line.description,
       quantity: line.quantity,
@@ -60,19 +77,23 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
       vatRate: line.vatRate,
       netCents: lineNetCents({ quantity: line.quantity, unitPriceNet: line.unitPriceNet, vatRate: line.vatRate }),
       taxExemptionReason: null,
-      productNumber: item.product_number ?? null,
-      productId: item.product_id,
+      productNumber: item?.product_number ?? null,
+      productId: item?.product_id ?? null,
       servicePeriod: line.servicePeriod,
     };
   });
   const totalCents = lines.reduce((sum, line) => sum + line.netCents, 0);
   const now = deps.clock.now();
+  const creditLeft = plan.final ? creditsAfter(contract.open_credits, settled, billingDate).reduce((sum, credit) => sum + credit.openCents, 0) : 0;
+  const left = creditLeft > 0 ? { creditLeftCents: creditLeft } : {};
 
-  if (totalCents === 0) {
+  // Nothing to charge or credit on an invoice (credits are carried): no invoice.
+  if (lines.length === 0) {
     const status: CycleStatus = plan.paused ? 'paused' : 'skipped';
-    await recordCycle(trx, companyId, contractId, plan, { status, invoiceId: null, totalNet: plan.lines.length ? '0.00' : null, reason: null }, now);
+    await recordCycle(trx, companyId, contractId, plan, { status, invoiceId: null, totalNet: null, reason: null }, now);
+    await recordCredits(trx, companyId, contractId, billingDate, settled, null, now);
     await moveOn(trx, companyId, contractId, plan, now);
-    return { billingDate, status, invoiceId: null };
+    return { billingDate, status, invoiceId: null, ...left };
   }
 
   const company = await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow();
@@ -86,8 +107,9 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   if (issue) {
     const problems = await issuingProblems(trx, { company, customer, lines }, deps.clock.today(company.timezone));
     if (problems.length > 0) {
-      await recordCycle(trx, companyId, contractId, plan, { status: 'failed', invoiceId: null, totalNet: null, reason: problems.join(' ') }, now);
-      return { billingDate, status: 'failed', invoiceId: null, reason: problems.join(' ') };
+      const reason = problems.join(' ');
+      await recordCycle(trx, companyId, contractId, plan, { status: 'failed', invoiceId: null, totalNet: null, reason }, now);
+      return { billingDate, status: 'failed', invoiceId: null, reason, logReason: withoutName(reason, customer) };
     }
   }
   const invoiceId = newId('inv');
@@ -112,6 +134,7 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   });
   const totalNet = centsToDecimal(totalCents);
   await recordCycle(trx, companyId, contractId, plan, { status: 'billed', invoiceId, totalNet, reason: null }, now);
+  await recordCredits(trx, companyId, contractId, billingDate, settled, invoiceId, now);
   await moveOn(trx, companyId, contractId, plan, now);
   if (issue)
     await enqueueJob(trx, {
@@ -121,7 +144,12 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
       runAt: now,
       dedupeKey: `${RENDER_INVOICE_JOB}:${invoiceId}`,
     });
-  return { billingDate, status: 'billed', invoiceId };
+  return { billingDate, status: 'billed', invoiceId, ...left };
+}
+
+/** A reason with the customer named by number instead of name (a name is personal data; logs carry none). */
+function withoutName(reason: string, customer: { name: string; kundennummer: number }): string {
+  return customer.name ? reason.split(`Kunde ${customer.name}`).join(`Kunde ${customer.kundennummer}`).split(customer.name).join('…') : reason;
 }
 
 /** Per usage-billed item, the usage summed over the arrears period of this billing date. */
@@ -147,8 +175,44 @@ async function usageSums(
 
 type CycleResult = { status: CycleStatus; invoiceId: string | null; totalNet: string | null; reason: string | null };
 
+/**
+ * After billing the contract threw (anything: a bug, data no rule foresaw, a database
+ * error): its next billing date due by `asOf` is recorded `failed` in a transaction of its
+ * own, with a reason a person can read and a reference for the log, and stays due — the
+ * next run tries again. Null when nothing is due (the error came after the last date).
+ */
+export async function recordBillingFailure(
+  deps: Pick<BillingDeps, 'db' | 'clock'>,
+  companyId: string,
+  contractId: string,
+  asOf: string,
+  reference: string,
+): Promise<string | null> {
+  return inTransaction(deps.db, async (trx) => {
+    const contract = await trx
+      .selectFrom('contracts')
+      .select(['next_billing_date', 'status', 'start_date', 'billing_starts_on', 'end_date', 'billing_interval'])
+      .where('company_id', '=', companyId)
+      .where('id', '=', contractId)
+      .forUpdate()
+      .executeTakeFirst();
+    const billingDate = contract?.next_billing_date;
+    if (!contract || !billingDate || billingDate > asOf || !(BILLABLE as readonly string[]).includes(contract.status)) return null;
+    const reason = `Die Abrechnung ist an einem unerwarteten Fehler gescheitert (Fehlerreferenz ${reference}); der nächste Lauf versucht es erneut. Bleibt der Fehler, bitte mit dieser Referenz den Betrieb informieren.`;
+    await recordCycle(
+      trx,
+      companyId,
+      contractId,
+      { billingDate, cycle: billingCycle(contract, billingDate) },
+      { status: 'failed', invoiceId: null, totalNet: null, reason },
+      deps.clock.now(),
+    );
+    return billingDate;
+  });
+}
+
 /** The cycle row of this billing date: new, or a failed one again (attempts counted) or now done. */
-async function recordCycle(trx: Trx, companyId: string, contractId: string, plan: BillingPlan, result: CycleResult, now: Date) {
+async function recordCycle(trx: Trx, companyId: string, contractId: string, plan: Pick<BillingPlan, 'billingDate' | 'cycle'>, result: CycleResult, now: Date) {
   await trx
     .insertInto('contract_cycles')
     .values({
@@ -176,16 +240,68 @@ async function recordCycle(trx: Trx, companyId: string, contractId: string, plan
     .execute();
 }
 
-/** The contract after a billing date is done: items billed until, usage period, next billing date, ended after the final one. */
-async function moveOn(trx: Trx, companyId: string, contractId: string, plan: BillingPlan, now: Date) {
-  for (const [ref, until] of plan.billedUntil)
+/**
+ * The credits of this billing the invoice could not carry in full (kept whole, with the
+ * part the invoice used), and the uses of credits carried from earlier billings.
+ */
+async function recordCredits(trx: Trx, companyId: string, contractId: string, billingDate: string, settled: SettledLines, invoiceId: string | null, now: Date) {
+  if (settled.credits.length > 0)
     await trx
-      .updateTable('contract_items')
-      .set({ billed_until: until })
-      .where('company_id', '=', companyId)
-      .where('contract_id', '=', contractId)
-      .where('ref', '=', ref)
+      .insertInto('contract_credits')
+      .values(
+        settled.credits.map((credit) => ({
+          company_id: companyId,
+          contract_id: contractId,
+          billing_date: billingDate,
+          position: credit.position,
+          item_ref: credit.itemRef,
+          vat_rate: credit.vatRate,
+          description: credit.description,
+          service_period_start: credit.servicePeriod.start,
+          service_period_end: credit.servicePeriod.end,
+          amount_cents: credit.amountCents,
+          created_at: now,
+        })),
+      )
       .execute();
+  const uses = [
+    ...settled.uses,
+    ...settled.credits.filter((credit) => credit.usedCents > 0).map((credit) => ({ billingDate, position: credit.position, amountCents: credit.usedCents })),
+  ];
+  if (uses.length === 0) return;
+  // A credit is only used by lines of an invoice: there is one whenever something was used.
+  if (invoiceId === null) throw new Error('contract credit used without an invoice');
+  await trx
+    .insertInto('contract_credit_uses')
+    .values(
+      uses.map((use) => ({
+        company_id: companyId,
+        contract_id: contractId,
+        billing_date: use.billingDate,
+        position: use.position,
+        invoice_id: invoiceId,
+        used_on: billingDate,
+        amount_cents: use.amountCents,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/** The contract after a billing date is done: items' days billed, usage period, next billing date, ended after the final one. */
+async function moveOn(trx: Trx, companyId: string, contractId: string, plan: BillingPlan, now: Date) {
+  const refs = [...new Set([...plan.billedUntil.keys(), ...plan.billed.keys()])];
+  // One statement for every item whose record changed.
+  if (refs.length > 0) {
+    const rows = refs.map(
+      (ref) => sql`(${ref}::text, ${plan.billedUntil.get(ref) ?? null}::date, ${plan.billed.has(ref) ? JSON.stringify(plan.billed.get(ref)) : null}::jsonb)`,
+    );
+    await sql`
+      update contract_items as i
+      set billed_until = coalesce(v.billed_until, i.billed_until), billed_quantities = coalesce(v.billed, i.billed_quantities)
+      from (values ${sql.join(rows)}) as v(ref, billed_until, billed)
+      where i.company_id = ${companyId} and i.contract_id = ${contractId} and i.ref = v.ref`.execute(trx);
+  }
   const latest = [...plan.billedUntil.values()].sort().at(-1);
   await trx
     .updateTable('contracts')

@@ -3,8 +3,20 @@ import type { BillingTiming, ContractInterval, ContractPause } from '../../db/sc
 import { addDays } from '../../shared/dates.ts';
 import { exactLineNet } from '../invoicing/index.ts';
 import { priceForQuantity } from '../products/pricing.ts';
-import { type Cycle, cycleAt, cycleContaining, daysBetween, type Proration } from './calendar.ts';
+import { adjustmentLines } from './adjustment-lines.ts';
+import { cycleAt, cycleContaining, daysBetween, type Proration, piecesByCycle } from './calendar.ts';
+import { pausedOn } from './contract-pauses.ts';
 import { type PricedLine, quantityLines, usageLines } from './priced-lines.ts';
+import {
+  compressRuns,
+  effectiveRuns,
+  firstDayOf,
+  historyRuns,
+  type QuantityFrom,
+  type QuantityRun,
+  quantityDifferences,
+  quantityHistory,
+} from './quantity-timeline.ts';
 
 // What one billing date of a contract bills (design §6), as a pure function of the
 // contract, its items and the usage summed over the open period:
@@ -13,8 +25,14 @@ import { type PricedLine, quantityLines, usageLines } from './priced-lines.ts';
 //   quantity, prorated by the days they were active; usage-priced ones by the usage summed;
 // - the advance items for the cycle that begins on the billing date, and any of their days
 //   before it not billed yet (an item added to a running contract, a contract resumed);
-// - days inside a pause are not billed; a billing date inside a pause bills no advance.
-// Each line carries its own service period. Zero amounts are left out.
+// - days inside a pause are not billed; a billing date inside a pause bills no advance;
+// - an item's quantity is the one of each day (quantity-timeline.ts): a period with a change
+//   is billed as one line per quantity, days at each;
+// - days billed before whose quantity now stands otherwise (a change after they were billed
+//   in advance, a pause, an item ended early) as adjustment lines (adjustment-lines.ts),
+//   credits as quantity −1.
+// Each line carries its own service period. Zero amounts are left out. What the invoice can
+// carry of the credits is decided after the plan (contract-credit.ts).
 
 export type PlanContract = {
   start_date: string;
@@ -41,6 +59,10 @@ export type PlanItem = {
   starts_on: string;
   ends_after: string | null;
   billed_until: string | null;
+  /** The quantity from each day on; null: `quantity` since `starts_on`. */
+  quantities?: readonly QuantityFrom[] | null;
+  /** The days billed by quantity and at which; null: as the item stands. */
+  billed_quantities?: readonly QuantityRun[] | null;
 };
 
 export type PlannedLine = PricedLine & { itemRef: string; vatRate: 0 | 7 | 19; servicePeriod: { start: string; end: string } };
@@ -57,6 +79,8 @@ export type BillingPlan = {
   lines: PlannedLine[];
   /** The new last day billed in advance, per advance item that billed something. */
   billedUntil: Map<string, string>;
+  /** The days billed by quantity after this billing and at which quantity, per item whose record changes. */
+  billed: Map<string, QuantityRun[]>;
   usageOpenFrom: string;
   /** The next billing date; null after the final billing. */
   next: string | null;
@@ -76,10 +100,7 @@ export function arrearsPeriod(contract: Pick<PlanContract, 'usage_open_from' | '
 const later = (a: string, b: string) => (a > b ? a : b);
 const earlier = (a: string, b: string | null) => (b !== null && b < a ? b : a);
 
-/** Whether a contract is inside a pause on `date`. */
-export function pausedOn(pauses: readonly ContractPause[], date: string): boolean {
-  return pauses.some((pause) => pause.from <= date && (pause.until === null || pause.until >= date));
-}
+export { pausedOn };
 
 /** Days from `start` to `end` (inclusive) inside a pause. */
 function pausedDays(pauses: readonly ContractPause[], start: string, end: string): number {
@@ -99,18 +120,6 @@ function withoutPausedEnds(pauses: readonly ContractPause[], start: string, end:
   while (first < last && pausedOn(pauses, first)) first = addDays(first, 1);
   while (last > first && pausedOn(pauses, last)) last = addDays(last, -1);
   return { start: first, end: last };
-}
-
-/** [from, to] cut at cycle boundaries, each piece with its cycle. */
-function piecesByCycle(anchor: string, interval: ContractInterval, from: string, to: string): { cycle: Cycle; start: string; end: string }[] {
-  const pieces = [];
-  for (let day = from; day <= to; ) {
-    const cycle = cycleContaining(anchor, interval, day);
-    const end = earlier(cycle.end, to);
-    pieces.push({ cycle, start: day, end });
-    day = addDays(end, 1);
-  }
-  return pieces;
 }
 
 /** Whether a line's net (quantity × unit price, rounded to cents) is zero. */
@@ -133,19 +142,39 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
   const paused = pausedOn(contract.pauses, billingDate);
   const lines: (PlannedLine & { position: number })[] = [];
   const billedUntil = new Map<string, string>();
+  const billed = new Map<string, QuantityRun[]>();
 
   const activeDays = (start: string, stop: string) => daysBetween(start, stop) - pausedDays(contract.pauses, start, stop);
-  /** Quantity lines of an item over [from, to], piece by cycle, prorated by the days not paused. */
+  const push = (item: PlanItem, line: PricedLine, servicePeriod: { start: string; end: string }) =>
+    lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod, position: item.position });
+  /** Quantity lines of an item over [from, to], piece by cycle and by quantity, prorated by the days not paused. */
   const byQuantity = (item: PlanItem, from: string, to: string) => {
-    const fullAmount = priceForQuantity(item, item.quantity);
+    const history = quantityHistory(item);
     for (const piece of piecesByCycle(anchor, interval, from, to)) {
-      const days = activeDays(piece.start, piece.end);
-      if (days === 0) continue;
-      const proration: Proration = { start: piece.start, end: piece.end, days, cycleDays: daysBetween(piece.cycle.start, piece.cycle.end) };
-      const servicePeriod = withoutPausedEnds(contract.pauses, piece.start, piece.end);
-      for (const line of quantityLines(item, fullAmount, proration, interval))
-        if (!isZero(line)) lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod, position: item.position });
+      const cycleDays = daysBetween(piece.cycle.start, piece.cycle.end);
+      for (const run of historyRuns(history, piece.start, piece.end)) {
+        const days = activeDays(run.from, run.to);
+        if (days === 0) continue;
+        const proration: Proration = { start: run.from, end: run.to, days, cycleDays };
+        const servicePeriod = withoutPausedEnds(contract.pauses, run.from, run.to);
+        const priced = { ...item, quantity: run.quantity };
+        for (const line of quantityLines(priced, priceForQuantity(item, run.quantity), proration, interval)) if (!isZero(line)) push(item, line, servicePeriod);
+      }
     }
+  };
+  /**
+   * The days billed before that now stand at another quantity (adjustment lines), and the
+   * record of the days billed after this billing: those before and [from, to] billed now.
+   */
+  const settle = (item: PlanItem, to: string | null) => {
+    const stored = item.billed_quantities?.length ? item.billed_quantities : null;
+    const differences = stored ? quantityDifferences(contract, item, stored) : [];
+    for (const line of adjustmentLines(item, differences, anchor, interval)) push(item, line, line.servicePeriod);
+    if (to === null && differences.length === 0) return;
+    // Without a record the days billed before stand as the item stands (rows from before issue 24).
+    const start = stored ? stored[0]!.from : firstDayOf(contract, item);
+    const end = stored && (to === null || stored.at(-1)!.to > to) ? stored.at(-1)!.to : to!;
+    billed.set(item.ref, compressRuns(effectiveRuns(contract, item, start, end)));
   };
 
   // Arrears: from usage_open_from to the day before the billing date (or the contract's end).
@@ -154,11 +183,12 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     if (item.billing_timing !== 'arrears') continue;
     const from = later(arrearsFrom, item.starts_on);
     const to = earlier(arrearsTo, item.ends_after);
-    if (from > to) continue;
     if (!billsUsage(item)) {
-      byQuantity(item, from, to);
+      if (from <= to) byQuantity(item, from, to);
+      settle(item, from <= to ? to : null);
       continue;
     }
+    if (from > to) continue;
     // One period, priced as a whole; a quota's base fee prorated when the item ran only part of a cycle.
     const cycle = cycleContaining(anchor, interval, from);
     const fullCycle = daysBetween(cycle.start, cycle.end);
@@ -167,8 +197,7 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     const priced = usageLines(item, usage.get(item.ref) ?? '0', proration, interval);
     // An item with nothing to pay (no usage, a free tier) puts no lines on the invoice.
     if (priced.every((line) => isZero(line))) continue;
-    for (const line of priced)
-      lines.push({ ...line, itemRef: item.ref, vatRate: item.vat_rate, servicePeriod: { start: from, end: to }, position: item.position });
+    for (const line of priced) push(item, line, { start: from, end: to });
   }
 
   // Advance: the unbilled days up to the end of the cycle beginning now (none while paused).
@@ -177,13 +206,15 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     if (item.billing_timing !== 'advance') continue;
     const from = later(item.billed_until ? addDays(item.billed_until, 1) : contract.start_date, item.starts_on);
     const to = earlier(earlier(advanceTo, end), item.ends_after);
-    if (from > to) continue;
-    byQuantity(item, from, to);
-    billedUntil.set(item.ref, to);
+    if (from <= to) {
+      byQuantity(item, from, to);
+      billedUntil.set(item.ref, to);
+    }
+    settle(item, from <= to ? to : null);
   }
 
   lines.sort((a, b) => (a.servicePeriod.start < b.servicePeriod.start ? -1 : a.servicePeriod.start > b.servicePeriod.start ? 1 : a.position - b.position));
-  const cycle = final ? { start: later(cycleContaining(anchor, interval, end).start, contract.start_date), end } : { start: current!.start, end: current!.end };
+  const cycle = billingCycle(contract, billingDate);
   return {
     billingDate,
     final,
@@ -191,9 +222,25 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     paused,
     lines: lines.map(({ position: _position, ...line }) => line),
     billedUntil,
+    billed,
     usageOpenFrom: later(contract.usage_open_from ?? contract.start_date, addDays(arrearsTo, 1)),
     next: nextBillingDate(contract, billingDate),
   };
+}
+
+/**
+ * The cycle a billing date belongs to: the one it begins; for the final billing after the
+ * contract's end, the last one up to the end (design §6).
+ */
+export function billingCycle(
+  contract: Pick<PlanContract, 'start_date' | 'billing_starts_on' | 'end_date' | 'billing_interval'>,
+  billingDate: string,
+): { start: string; end: string } {
+  const anchor = anchorOf(contract);
+  const end = contract.end_date;
+  if (end !== null && billingDate > end) return { start: later(cycleContaining(anchor, contract.billing_interval, end).start, contract.start_date), end };
+  const { start, end: last } = cycleContaining(anchor, contract.billing_interval, billingDate);
+  return { start, end: last };
 }
 
 /** The first billing date after `lastBillingDate` (none yet: the anchor), no later than the day after the contract's end. */

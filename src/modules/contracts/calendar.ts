@@ -52,6 +52,18 @@ export function cycleContaining(anchor: string, interval: BillingInterval, date:
   return cycleAt(anchor, interval, index);
 }
 
+/** [from, to] cut at cycle boundaries, each piece with its cycle. */
+export function piecesByCycle(anchor: string, interval: BillingInterval, from: string, to: string): { cycle: Cycle; start: string; end: string }[] {
+  const pieces = [];
+  for (let day = from; day <= to; ) {
+    const cycle = cycleContaining(anchor, interval, day);
+    const end = cycle.end < to ? cycle.end : to;
+    pieces.push({ cycle, start: day, end });
+    day = addDays(end, 1);
+  }
+  return pieces;
+}
+
 /** Days from `start` to `end`, both included. */
 export function daysBetween(start: string, end: string): number {
   return Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000) + 1;

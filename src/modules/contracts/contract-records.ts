@@ -6,13 +6,21 @@ import { formatCents } from '../../shared/money.ts';
 import { exactLineNet } from '../invoicing/index.ts';
 import { priceForQuantity } from '../products/pricing.ts';
 import { arrearsPeriod, billsUsage, type PlanItem, planBilling } from './billing-plan.ts';
-import { type ContractItemRow, type ContractRow, findContractItemsWithProduct } from './contracts.repository.ts';
+import { creditsAfter, itemsAfter } from './billing-state.ts';
+import { applyCredits, type OpenCredit } from './contract-credit.ts';
+import {
+  type ContractCreditRecord,
+  type ContractItemRow,
+  type ContractRow,
+  findContractCredits,
+  findContractItemsWithProduct,
+} from './contracts.repository.ts';
 
 // Read-only views of a company's contracts for the back-office app and `kontor admin
 // contract show` (issue 15): the list, paged by contract number, with a cheap amount per
 // cycle; one contract's terms, its billed cycles, the billings ahead (planned with the same
 // pure function the billing run uses, so what is shown is what will be billed as things
-// stand), and the usage reported for the period still open.
+// stand), the usage reported for the period still open, and its credits (issue 24).
 
 export const CONTRACT_ID = /^ctr_[0-9a-z]{26}$/;
 export const CONTRACT_STATUSES: readonly ContractStatus[] = ['draft', 'active', 'paused', 'cancelled', 'ended'];
@@ -161,6 +169,8 @@ export type ContractRecord = {
   upcoming: UpcomingBilling[];
   /** The usage period still open (from usage_open_from), null when the contract bills no usage. */
   usage: { from: string; to: string | null; sums: UsageSum[] } | null;
+  /** Credits its invoices could not carry in full, oldest first, with what is open and which invoices used them. */
+  credits: ContractCreditRecord[];
 };
 
 const pausesOf = (value: unknown): ContractPause[] => (typeof value === 'string' ? JSON.parse(value) : ((value as ContractPause[] | null) ?? []));
@@ -179,7 +189,7 @@ export async function contractRecord(db: Database, companyId: string, contractId
   if (!found) return null;
   const { customer_name, kundennummer, customer_external_ref, ...rest } = found;
   const contract: ContractRow = { ...rest, pauses: pausesOf(rest.pauses) };
-  const [items, cycles] = await Promise.all([
+  const [items, cycles, credits] = await Promise.all([
     findContractItemsWithProduct(db, companyId, contractId),
     db
       .selectFrom('contract_cycles as y')
@@ -201,6 +211,7 @@ export async function contractRecord(db: Database, companyId: string, contractId
       .where('y.contract_id', '=', contractId)
       .orderBy('y.billing_date', 'desc')
       .execute(),
+    findContractCredits(db, companyId, contractId),
   ]);
   const usageItems = items.filter(billsUsage);
   let usage: ContractRecord['usage'] = null;
@@ -231,21 +242,40 @@ export async function contractRecord(db: Database, companyId: string, contractId
     customer: { id: contract.customer_id, name: customer_name, kundennummer, external_ref: customer_external_ref },
     items,
     cycles: cycles as ContractCycle[],
-    upcoming: upcomingBillings(contract, items, usageMap, ahead),
+    upcoming: upcomingBillings(contract, items, usageMap, ahead, openCredits(credits)),
     usage,
+    credits,
   };
+}
+
+/** The credits with something open, as the billing run reads them. */
+function openCredits(credits: readonly ContractCreditRecord[]): OpenCredit[] {
+  return credits
+    .filter((credit) => credit.open_cents > 0)
+    .map((credit) => ({
+      billingDate: credit.billing_date,
+      position: credit.position,
+      itemRef: credit.item_ref,
+      vatRate: credit.vat_rate,
+      description: credit.description,
+      servicePeriod: { start: credit.service_period_start, end: credit.service_period_end },
+      amountCents: credit.amount_cents,
+      openCents: credit.open_cents,
+    }));
 }
 
 /**
  * The next `count` billings of a running contract, planned by the billing run's own pure
- * planner: the first with the usage reported so far, each later one on the state the one
- * before leaves (items billed until, usage period), with no usage yet.
+ * planner with the credits the invoices can carry: the first with the usage reported so
+ * far, each later one on the state the one before leaves (days billed, usage period,
+ * credits open), with no usage yet.
  */
 export function upcomingBillings(
   contract: ContractRow,
   items: readonly ContractItemRow[],
   usage: ReadonlyMap<string, string>,
   count: number,
+  credits: readonly OpenCredit[] = [],
 ): UpcomingBilling[] {
   if (!BILLED_STATUSES.includes(contract.status) || !contract.next_billing_date) return [];
   const result: UpcomingBilling[] = [];
@@ -253,17 +283,20 @@ export function upcomingBillings(
   let planItems: PlanItem[] = items.map((item) => ({ ...item, tiers: item.tiers ?? null }));
   let date: string | null = contract.next_billing_date;
   let usageNow: ReadonlyMap<string, string> = usage;
+  let open = credits;
   const plusUsage = items.some(billsUsage);
   while (date && result.length < count) {
     let plan: ReturnType<typeof planBilling>;
+    let settled: ReturnType<typeof applyCredits>;
     try {
       plan = planBilling(state, planItems, usageNow, date);
+      settled = applyCredits(plan.lines, open);
     } catch {
       break;
     }
     let net: bigint | null = 0n;
     try {
-      for (const line of plan.lines) net += exactLineNet(line);
+      for (const line of settled.lines) net += exactLineNet(line);
     } catch {
       net = null;
     }
@@ -276,8 +309,8 @@ export function upcomingBillings(
       expected_net: net === null ? null : formatCents(net),
       plus_usage: plusUsage,
     });
-    const billedUntil = plan.billedUntil;
-    planItems = planItems.map((item) => (billedUntil.has(item.ref) ? { ...item, billed_until: billedUntil.get(item.ref) as string } : item));
+    planItems = itemsAfter(planItems, plan);
+    open = creditsAfter(open, settled, plan.billingDate);
     state = { ...state, usage_open_from: plan.usageOpenFrom };
     usageNow = new Map();
     date = plan.next;

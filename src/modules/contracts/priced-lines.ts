@@ -16,10 +16,11 @@ export type PricedItem = PricingTerms & { description: string; quantity: string;
 /** One invoice line before numbering: its text, quantity, unit and net unit price. */
 export type PricedLine = { description: string; quantity: string; unit: string | null; unitPriceNet: string };
 
-const INTERVAL_WORD = { month: 'Monat', quarter: 'Quartal', year: 'Jahr' } as const;
+export const INTERVAL_WORD = { month: 'Monat', quarter: 'Quartal', year: 'Jahr' } as const;
 export type IntervalWord = keyof typeof INTERVAL_WORD;
 
-const q = (value: string) => formatQuantity(new D(value).toFixed());
+/** A quantity as a person reads it: "1.50" → "1,5". */
+export const q = (value: string) => formatQuantity(new D(value).toFixed());
 const unitText = (item: PricedItem) => item.unit ?? 'Einheiten';
 
 function tierText(item: PricedItem, tier: Tier): string {

@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
+import type { ContractPause } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { type Clock, calendarDate } from '../../shared/clock.ts';
 import { AppError, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
+import { billsUsage, type PlanItem } from './billing-plan.ts';
+import { pausedOn, pausesHolding } from './contract-pauses.ts';
 
 // reportUsage (interface §4 "Contracts and usage", design §6 Usage): a batch of up to 1000
 // usage records for a contract's items, all or nothing. Each record's external_ref is
 // stored once per contract; a repeat (stored before, or earlier in the same batch) counts
 // as a duplicate and is not checked further, so a batch retried after its period was billed
-// answers duplicates rather than contract.usage_period_closed.
+// answers duplicates rather than contract.usage_period_closed. Usage is only taken for
+// items billed by usage (contract.item_not_usage_priced) and never on a day the contract
+// was paused, also after the resume (contract.usage_in_pause): neither would be billed.
 //
 // Consistency with the billing run: the contract row is read FOR SHARE in the transaction
 // that inserts, and the billing run locks it FOR UPDATE while it bills and moves
@@ -32,7 +37,15 @@ function lockContract(trx: Trx, companyId: string, source: string, externalRef: 
   return trx
     .selectFrom('contracts')
     .innerJoin('companies', 'companies.id', 'contracts.company_id')
-    .select(['contracts.id', 'contracts.status', 'contracts.start_date', 'contracts.end_date', 'contracts.usage_open_from', 'companies.timezone'])
+    .select([
+      'contracts.id',
+      'contracts.status',
+      'contracts.start_date',
+      'contracts.end_date',
+      'contracts.usage_open_from',
+      'contracts.pauses',
+      'companies.timezone',
+    ])
     .where('contracts.company_id', '=', companyId)
     .where('contracts.external_source', '=', source)
     .where('contracts.external_ref', '=', externalRef)
@@ -70,18 +83,31 @@ async function insertRecords(trx: Trx, companyId: string, contractId: string, no
 }
 
 /** The records that fail a check, by kind (each record at most once: the first check it fails). */
-type Refusals = { unknownItem: Candidate[]; closed: Candidate[]; ended: { record: Candidate; msg: string; type?: string }[] };
+type Refusals = {
+  unknownItem: Candidate[];
+  notUsagePriced: Candidate[];
+  closed: Candidate[];
+  paused: Candidate[];
+  ended: { record: Candidate; msg: string; type?: string }[];
+};
+type UsageItem = { starts_on: string; ends_after: string | null } & Pick<PlanItem, 'billing_timing' | 'pricing_model'>;
+
+const refusedCount = (refusals: Refusals) =>
+  refusals.unknownItem.length + refusals.notUsagePriced.length + refusals.closed.length + refusals.paused.length + refusals.ended.length;
 
 function check(
   candidates: Candidate[],
-  items: Map<string, { starts_on: string; ends_after: string | null }>,
-  contract: { end_date: string | null },
+  items: Map<string, UsageItem>,
+  contract: { end_date: string | null; pauses: readonly ContractPause[] },
   openFrom: string,
 ): Refusals & { count: number } {
-  const refusals: Refusals = { unknownItem: [], closed: [], ended: [] };
+  const refusals: Refusals = { unknownItem: [], notUsagePriced: [], closed: [], paused: [], ended: [] };
   for (const record of candidates) {
-    if (!items.has(record.itemRef)) refusals.unknownItem.push(record);
+    const item = items.get(record.itemRef);
+    if (!item) refusals.unknownItem.push(record);
+    else if (!billsUsage(item)) refusals.notUsagePriced.push(record);
     else if (record.day < openFrom) refusals.closed.push(record);
+    else if (pausedOn(contract.pauses, record.day)) refusals.paused.push(record);
     else if (contract.end_date !== null && record.day > contract.end_date)
       refusals.ended.push({ record, msg: `The contract ends on ${contract.end_date}; usage on a later day is refused` });
     else {
@@ -97,17 +123,36 @@ function check(
         });
     }
   }
-  return { ...refusals, count: refusals.unknownItem.length + refusals.closed.length + refusals.ended.length };
+  return { ...refusals, count: refusedCount(refusals) };
 }
 
-function refuse(refusals: Refusals, openFrom: string): never {
+function refuse(refusals: Refusals, openFrom: string, pauses: readonly ContractPause[]): never {
   if (refusals.unknownItem.length)
     throw new AppError('contract.item_not_found', { item_refs: [...new Set(refusals.unknownItem.map((r) => r.itemRef))].sort() });
+  if (refusals.notUsagePriced.length) {
+    const refs = [...new Set(refusals.notUsagePriced.map((r) => r.itemRef))].sort();
+    throw new AppError(
+      'contract.item_not_usage_priced',
+      { item_refs: refs },
+      `Die Positionen ${refs.join(', ')} werden nach ihrer Menge abgerechnet, nicht nach Nutzung; Nutzung wird nur für nutzungsabhängig abgerechnete Positionen gemeldet.`,
+    );
+  }
   if (refusals.closed.length)
     throw new AppError('contract.usage_period_closed', {
       open_from: openFrom,
       refs: refusals.closed.sort((a, b) => a.index - b.index).map((r) => r.externalRef),
     });
+  if (refusals.paused.length) {
+    const held = pausesHolding(
+      pauses,
+      refusals.paused.map((r) => r.day),
+    );
+    throw new AppError(
+      'contract.usage_in_pause',
+      { refs: refusals.paused.sort((a, b) => a.index - b.index).map((r) => r.externalRef), pauses: held },
+      `Der Vertrag war an diesen Tagen pausiert (${held.map((p) => (p.until ? `${p.from} bis ${p.until}` : `seit ${p.from}`)).join('; ')}): Nutzung aus einer Pause wird nicht abgerechnet.`,
+    );
+  }
   throw validationFailed(
     refusals.ended
       .sort((a, b) => a.record.index - b.record.index)
@@ -152,11 +197,11 @@ export async function reportUsage(
       (
         await trx
           .selectFrom('contract_items')
-          .select(['ref', 'starts_on', 'ends_after'])
+          .select(['ref', 'starts_on', 'ends_after', 'billing_timing', 'pricing_model'])
           .where('company_id', '=', companyId)
           .where('contract_id', '=', contract.id)
           .execute()
-      ).map((item) => [item.ref, { starts_on: item.starts_on, ends_after: item.ends_after }] as const),
+      ).map(({ ref, ...item }) => [ref, item] as const),
     );
     const openFrom = contract.usage_open_from ?? contract.start_date;
     let candidates: Candidate[] = firsts.map((record) => ({ ...record, day: calendarDate(new Date(record.occurredAt), contract.timezone) }));
@@ -164,19 +209,22 @@ export async function reportUsage(
     const refusals = check(candidates, items, contract, openFrom);
     if (refusals.count > 0) {
       // A refused record that is stored already is a duplicate and not refused.
-      const refused = [...refusals.unknownItem, ...refusals.closed, ...refusals.ended.map((e) => e.record)];
+      const refused = [...refusals.unknownItem, ...refusals.notUsagePriced, ...refusals.closed, ...refusals.paused, ...refusals.ended.map((e) => e.record)];
       const stored = await storedRefs(
         trx,
         companyId,
         contract.id,
         refused.map((r) => r.externalRef),
       );
+      const fresh = (r: Candidate) => !stored.has(r.externalRef);
       const left: Refusals = {
-        unknownItem: refusals.unknownItem.filter((r) => !stored.has(r.externalRef)),
-        closed: refusals.closed.filter((r) => !stored.has(r.externalRef)),
-        ended: refusals.ended.filter((e) => !stored.has(e.record.externalRef)),
+        unknownItem: refusals.unknownItem.filter(fresh),
+        notUsagePriced: refusals.notUsagePriced.filter(fresh),
+        closed: refusals.closed.filter(fresh),
+        paused: refusals.paused.filter(fresh),
+        ended: refusals.ended.filter((e) => fresh(e.record)),
       };
-      if (left.unknownItem.length + left.closed.length + left.ended.length > 0) refuse(left, openFrom);
+      if (refusedCount(left) > 0) refuse(left, openFrom, contract.pauses);
       candidates = candidates.filter((r) => !stored.has(r.externalRef));
     }
     return insertRecords(trx, companyId, contract.id, clock.now(), candidates);

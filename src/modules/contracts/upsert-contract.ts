@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import { drawNumberInTransaction, type NumberRange } from '../../db/number-ranges.ts';
 import type { Tier } from '../../db/schema.ts';
-import type { BillingTiming, ContractInterval, ContractPause, ContractStatus, InvoiceMode } from '../../db/schema-contracts.ts';
+import type { BillingTiming, ContractInterval, ContractStatus, InvoiceMode } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays } from '../../shared/dates.ts';
@@ -13,12 +13,15 @@ import { checkPricing, type PricingModel } from '../products/index.ts';
 import type { TierInput } from '../products/pricing.ts';
 import { findProductByRefOrNumber, type ProductRow } from '../products/products.repository.ts';
 import { anchorOf, nextBillingDate } from './billing-plan.ts';
+import { pausesAfter } from './contract-pauses.ts';
 import { type ContractView, contractView } from './contract-view.ts';
 import { type ContractItemRow, type ContractRow, findContractByRef, findContractItems, saveContractItems } from './contracts.repository.ts';
+import { keptItemRow } from './item-terms.ts';
 
 // upsertContract (interface §2/§3/§7, design §6): PUT semantics for the contract, the
-// rules of a running contract (no way back to draft, interval and start fixed, prices of
-// items frozen, items end with ends_after rather than leave), and its own gapless number.
+// rules of a running contract (no way back to draft, interval and start fixed, every term
+// of an item frozen when it was added (item-terms.ts), items end with ends_after rather
+// than leave, a quantity change takes effect today), and its own gapless number.
 
 export const CONTRACT_NUMBERS: NumberRange = { key: 'contract', first: 1, last: 999_999_999 };
 
@@ -87,21 +90,20 @@ function contractFields(input: ContractInput): ContractFields {
 
 const USAGE_MODELS: readonly PricingModel[] = ['per_unit', 'package', 'graduated', 'volume', 'quota'];
 
-/** One item as it will be stored: the product's terms unless the item sets them; a kept item keeps its agreed price. */
+/** A new item (or one of a draft) as it will be stored: the product's terms unless the item sets them. */
 function itemRow(
   companyId: string,
   contractId: string,
   position: number,
   input: ContractItemInput,
   product: ProductRow | null,
-  kept: ContractItemRow | undefined,
   startsOn: string,
 ): ContractItemRow {
   const loc = ['body', 'items', position - 1];
   const priced = input.unit_price_net !== undefined && input.unit_price_net !== null;
   const pricingInput = {
     pricing_model: input.pricing_model ?? product?.pricing_model ?? null,
-    unit_price_net: priced ? input.unit_price_net! : (kept?.unit_price_net ?? product?.unit_price_net ?? ''),
+    unit_price_net: priced ? input.unit_price_net! : (product?.unit_price_net ?? ''),
     included_quantity: input.included_quantity !== undefined ? input.included_quantity : (product?.included_quantity ?? null),
     overage_price: input.overage_price !== undefined ? input.overage_price : (product?.overage_price ?? null),
     tiers: input.tiers !== undefined ? input.tiers : ((product?.tiers as TierInput[] | null) ?? null),
@@ -130,9 +132,11 @@ function itemRow(
     included_quantity: terms.included_quantity,
     overage_price: terms.overage_price,
     tiers: terms.tiers ? ([...terms.tiers] as Tier[]) : null,
-    starts_on: kept?.starts_on ?? startsOn,
+    starts_on: startsOn,
     ends_after: input.ends_after ?? null,
-    billed_until: kept?.billed_until ?? null,
+    billed_until: null,
+    quantities: null,
+    billed_quantities: null,
   };
 }
 
@@ -171,37 +175,27 @@ function billedThrough(contract: ContractRow): string | null {
   return contract.billed_until && contract.billed_until > arrears ? contract.billed_until : arrears;
 }
 
-/**
- * The pauses after a status change on `today`: pausing opens one, resuming (back to
- * active) closes it on the day before (a pause begun and ended the same day is dropped).
- * A paused contract that is cancelled stays paused until it ends.
- */
-function pausesAfter(pauses: readonly ContractPause[], from: ContractStatus | undefined, to: ContractStatus, today: string): ContractPause[] {
-  const open = pauses.at(-1)?.until === null ? pauses.at(-1) : undefined;
-  if (to === 'paused' && from !== 'paused' && !open) return [...pauses, { from: today, until: null }];
-  if (to === 'active' && open) {
-    const until = addDays(today, -1);
-    return until < open.from ? pauses.slice(0, -1) : [...pauses.slice(0, -1), { from: open.from, until }];
-  }
-  return [...pauses];
-}
-
-/** The items of a running contract: none leaves, none changes its agreed price. */
+/** The items of a running contract: none leaves (their terms are checked per item, item-terms.ts). */
 function checkRunningItems(existing: ContractRow, keptItems: Map<string, ContractItemRow>, items: ContractItemRow[]) {
   if (!isRunning(existing.status)) return;
   const sent = new Set(items.map((item) => item.ref));
   const left = [...keptItems.keys()].find((ref) => !sent.has(ref));
-  if (left) throw new AppError('contract.terms_frozen', {}, `Item ${left} belongs to the running contract: end it with ends_after instead of leaving it out.`);
-  for (const item of items) {
-    const kept = keptItems.get(item.ref);
-    if (kept && kept.unit_price_net !== item.unit_price_net)
-      throw new AppError('contract.terms_frozen', {}, `The price of item ${item.ref} was agreed when it was added; a price change is a new item reference.`);
-  }
+  if (left)
+    throw new AppError(
+      'contract.terms_frozen',
+      { args: { ref: left, terms: [] } },
+      `Die Position ${left} gehört zum laufenden Vertrag: Sie endet mit ends_after, statt weggelassen zu werden.`,
+    );
 }
 
+/** JSON with object keys in one order (jsonb reorders them), for comparing rows. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+/** The items as stored equal those of the request (the record of days billed aside: writing it down changes nothing). */
 const sameItems = (a: readonly ContractItemRow[], b: readonly ContractItemRow[]) =>
-  JSON.stringify(a.map((item) => ({ ...item, tiers: JSON.stringify(item.tiers) }))) ===
-  JSON.stringify(b.map((item) => ({ ...item, tiers: JSON.stringify(item.tiers) })));
+  canonical(a.map(({ billed_quantities: _, ...item }) => item)) === canonical(b.map(({ billed_quantities: _, ...item }) => item));
 
 export type UpsertContractResult = { created: boolean; contract: ContractView };
 
@@ -230,8 +224,9 @@ export async function upsertContract(
       const kept = keptItems.get(itemRef);
       const product = products[i] ?? null;
       if (kept && kept.product_id !== (product?.id ?? null)) throw new AppError('contract.item_product_changed', { ref: itemRef });
+      if (kept && existing && isRunning(existing.status)) return keptItemRow(existing, kept, item, i + 1, today);
       // A draft is still negotiable: its items take what is sent.
-      return itemRow(companyId, contractId, i + 1, item, product, existing && isRunning(existing.status) ? kept : undefined, newItemStart);
+      return itemRow(companyId, contractId, i + 1, item, product, newItemStart);
     });
     if (existing) checkRunningItems(existing, keptItems, items);
     // Pausing or cancelling needs a contract that has run: a draft is activated first.

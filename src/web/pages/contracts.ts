@@ -9,12 +9,16 @@ import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { contractBadge } from './customers.ts';
 import { date, euro, today } from './money.ts';
+
+type ContractRecordView = NonNullable<Awaited<ReturnType<typeof contractRecord>>>;
+
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Contracts with their billing cycles (issue 15): the list (search by number, name or
 // customer; filter by status; paged by contract number, 50 a page) and one contract — its
-// terms and items, the billings ahead with their expected amounts (planned as the billing
-// run plans them), the usage reported for the open period, and every billed period with
+// terms and items (with the day a quantity last changed), the billings ahead with their
+// expected amounts (planned as the billing run plans them), the usage reported for the open
+// period, its credit carried to the next invoices (issue 24), and every billed period with
 // its invoice. Read only: contracts are kept through the API.
 
 const PAGE_SIZE = 50;
@@ -48,6 +52,39 @@ function listUrl(query: ContractListQuery, changes: { after?: string; before?: s
 
 const money = (decimal: string) => `${formatDecimal(decimal, 2)}\u00a0€`;
 const qty = (decimal: string) => formatDecimal(decimal, 0);
+
+/** The quantity of an item, with the day it last changed and the one before. */
+function quantityCell(t: Messages['records'], item: ContractRecordView['items'][number]): Html {
+  const history = item.quantities ?? [];
+  const last = history.at(-1);
+  const before = history.at(-2);
+  const since = last && before ? html`<br><span class="muted">${t.quantitySince(date(last.from), qty(before.quantity))}</span>` : '';
+  return html`${qty(item.quantity)}${item.unit ? html` ${item.unit}` : ''}${since}`;
+}
+
+/** The contract's credits: what is open per VAT rate, and each credit with the invoices that used it. */
+function creditSection(t: Messages['records'], credits: ContractRecordView['credits']): Html | '' {
+  if (credits.length === 0) return '';
+  const open = new Map<number, number>();
+  for (const credit of credits) if (credit.open_cents > 0) open.set(credit.vat_rate, (open.get(credit.vat_rate) ?? 0) + credit.open_cents);
+  const summary =
+    open.size === 0
+      ? html`<p>${t.noOpenCredit}</p>`
+      : html`<p class="strong">${t.openCredit(
+          [...open]
+            .sort(([a], [b]) => b - a)
+            .map(([rate, cents]) => `${euro(cents)} (${rate} %)`)
+            .join(', '),
+        )}</p>`;
+  return html`<section aria-labelledby="credit-heading"><h2 id="credit-heading">${t.credit}</h2>
+<p class="hint">${t.creditHint}</p>${summary}
+<div class="table-wrap"><table class="table">
+<thead><tr><th scope="col">${t.creditText}</th><th scope="col">${t.period}</th><th scope="col" class="num">${t.vat}</th><th scope="col" class="num">${t.creditAmount}</th><th scope="col" class="num">${t.creditOpen}</th><th scope="col">${t.creditUsed}</th></tr></thead>
+<tbody>${credits.map(
+    (credit) =>
+      html`<tr><td class="wrap">${credit.description}</td><td>${date(credit.service_period_start)} – ${date(credit.service_period_end)}</td><td class="num">${credit.vat_rate} %</td><td class="num">${euro(credit.amount_cents)}</td><td class="num">${euro(credit.open_cents)}</td><td>${credit.uses.map((use, i) => html`${i > 0 ? html`<br>` : ''}<a href="/app/invoices/${use.invoice_id}">${use.invoice_number ?? use.invoice_id}</a> ${euro(use.amount_cents)}`)}</td></tr>`,
+  )}</tbody></table></div></section>`;
+}
 
 function cycleBadge(t: Messages['records'], status: string): Html {
   const kind = status === 'billed' ? ' ok' : status === 'failed' ? ' error' : status === 'paused' ? ' warn' : '';
@@ -114,7 +151,7 @@ ${hasNext && last ? html`<a href="${listUrl(query, { after: last.number })}" rel
     const { id } = request.params as { id: string };
     const record = await contractRecord(deps.db, member.company.id, id);
     if (!record) return reply.callNotFound();
-    const { contract: k, customer, items, cycles, upcoming, usage } = record;
+    const { contract: k, customer, items, cycles, upcoming, usage, credits } = record;
 
     const facts = html`<dl class="facts">
 <div><dt>${t.contractName}</dt><dd>${k.name}</dd></div>
@@ -157,7 +194,7 @@ ${k.pauses.length > 0 ? html`<div><dt>${t.pauses}</dt><dd>${k.pauses.map((p, i) 
 <thead><tr><th scope="col">${t.position}</th><th scope="col">${t.description}</th><th scope="col">${t.timing}</th><th scope="col">${t.pricingModel}</th><th scope="col" class="num">${t.quantity}</th><th scope="col" class="num">${t.unitPrice}</th><th scope="col" class="num">${t.vat}</th><th scope="col">${t.endsAfter}</th></tr></thead>
 <tbody>${items.map(
             (item) =>
-              html`<tr><td>${item.position}</td><td class="wrap">${item.description}${item.product_number ? html`<br><span class="muted">${t.product} ${item.product_number}</span>` : ''}</td><td>${t.timings[item.billing_timing] ?? item.billing_timing}</td><td class="wrap">${pricing(item)}</td><td class="num">${billsUsage(item) ? html`<span class="muted">${t.byUsage}</span>` : html`${qty(item.quantity)}${item.unit ? html` ${item.unit}` : ''}`}</td><td class="num">${money(item.unit_price_net)}</td><td class="num">${item.vat_rate} %</td><td>${item.ends_after ? date(item.ends_after) : '–'}</td></tr>`,
+              html`<tr><td>${item.position}</td><td class="wrap">${item.description}${item.product_number ? html`<br><span class="muted">${t.product} ${item.product_number}</span>` : ''}</td><td>${t.timings[item.billing_timing] ?? item.billing_timing}</td><td class="wrap">${pricing(item)}</td><td class="num">${billsUsage(item) ? html`<span class="muted">${t.byUsage}</span>` : quantityCell(t, item)}</td><td class="num">${money(item.unit_price_net)}</td><td class="num">${item.vat_rate} %</td><td>${item.ends_after ? date(item.ends_after) : '–'}</td></tr>`,
           )}</tbody></table></div>`;
 
     const upcomingTable =
@@ -196,6 +233,7 @@ ${terms}
 <section aria-labelledby="items-heading"><h2 id="items-heading">${t.items}</h2>${itemsTable}</section>
 <section aria-labelledby="upcoming-heading"><h2 id="upcoming-heading">${t.upcoming}</h2>${upcomingTable}</section>
 ${usageSection}
+${creditSection(t, credits)}
 <section aria-labelledby="cycles-heading"><h2 id="cycles-heading">${t.cycles}</h2>${cyclesTable}</section>
 <p><a href="/app/contracts">← ${t.backToContracts}</a></p>`;
     return sendPage(reply, page(shell(request, 'contracts'), t.contractTitle(k.number), body));

@@ -155,6 +155,16 @@ export const de = {
   invoiceStatus: 'Rechnungsstatus',
   cycleStatuses: { billed: 'Abgerechnet', skipped: 'Übersprungen (0 €)', paused: 'Pausiert', failed: 'Fehlgeschlagen' } as Record<string, string>,
   attempts: (n: number) => `${n} Versuche`,
+  quantitySince: (since: string, before: string) => `seit ${since}, vorher ${before}`,
+  credit: 'Guthaben',
+  creditHint:
+    'Gutschriften (weniger Menge, Pause, früheres Ende einer Position), die eine Rechnung nicht ganz tragen konnte: Eine Rechnung geht je Steuersatz nie unter null, der Rest wird mit den nächsten Rechnungen verrechnet.',
+  openCredit: (amounts: string) => `Offenes Guthaben: ${amounts}`,
+  noOpenCredit: 'Kein offenes Guthaben.',
+  creditText: 'Gutschrift',
+  creditAmount: 'Betrag',
+  creditOpen: 'Offen',
+  creditUsed: 'Verrechnet mit',
   backToContracts: 'Alle Verträge',
 };
 
@@ -296,5 +306,15 @@ export const en: typeof de = {
   invoiceStatus: 'Invoice status',
   cycleStatuses: { billed: 'Billed', skipped: 'Skipped (€0)', paused: 'Paused', failed: 'Failed' },
   attempts: (n: number) => `${n} attempts`,
+  quantitySince: (since: string, before: string) => `since ${since}, before ${before}`,
+  credit: 'Credit',
+  creditHint:
+    'Credits (a lower quantity, a pause, an item ended early) an invoice could not carry in full: an invoice never goes below zero per VAT rate, the rest is set off against the next invoices.',
+  openCredit: (amounts: string) => `Open credit: ${amounts}`,
+  noOpenCredit: 'No open credit.',
+  creditText: 'Credit',
+  creditAmount: 'Amount',
+  creditOpen: 'Open',
+  creditUsed: 'Set off on',
   backToContracts: 'All contracts',
 };
