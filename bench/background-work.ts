@@ -17,7 +17,7 @@ import type { StatementRunFigures } from './statement-run.ts';
 import { lastJsonLine } from './stats.ts';
 
 type Database = 'pglite' | 'postgres';
-type BankImport = ChildOutput & { database: Database; invoices: number; fileMb: number };
+type BankImport = ChildOutput & { database: Database; invoices: number; debits?: number; fileMb: number };
 type DunningRun = {
   database: Database;
   invoices: number;
@@ -113,7 +113,7 @@ export function backgroundTargets(result: BackgroundResult): BackgroundTarget[] 
   const list: BackgroundTarget[] = [];
   for (const bank of result.bank.filter((b) => b.database === 'postgres')) {
     list.push({
-      what: `PostgreSQL: import a camt.053 of ${bank.invoices.toLocaleString('en-US')} credits`,
+      what: `PostgreSQL: import a camt.053 of ${bank.invoices.toLocaleString('en-US')} credits${bank.debits ? ` and ${bank.debits.toLocaleString('en-US')} debits` : ''}`,
       figure: `${bank.seconds} s`,
       goal: '< 10 s',
       met: bank.seconds < 10,
@@ -268,7 +268,7 @@ export function renderBackground(result: BackgroundResult): string {
   const rows = backgroundTargets(result).map((t) => `| ${t.what} | ${t.figure} | ${t.goal} | ${t.met ? 'yes' : '**no**'} |`);
   const bank = result.bank.map(
     (b) =>
-      `| ${LABEL[b.database]} | ${b.invoices} | ${b.fileMb} MB | ${b.seconds} s | ${b.maxRssMb} MB (${b.rssBeforeMb} MB before) | ${b.paid} paid, ${b.partiallyPaid} partly, ${b.credited} EUR credit |`,
+      `| ${LABEL[b.database]} | ${b.invoices} | ${b.debits ?? 0} | ${b.fileMb} MB | ${b.seconds} s | ${b.maxRssMb} MB (${b.rssBeforeMb} MB before) | ${b.paid} paid, ${b.partiallyPaid} partly, ${b.credited} EUR credit${b.reversed ? `; ${b.reversed} EUR taken back from ${b.invoicesReversed} invoices, ${b.debitsUnassigned} EUR of debits left` : ''} |`,
   );
   const hooks = (Object.entries(result.webhooks) as [Database, Webhooks][]).map(
     ([database, w]) =>
@@ -285,8 +285,8 @@ export function renderBackground(result: BackgroundResult): string {
     '| --- | --- | --- | --- |',
     ...rows,
     '',
-    '| bank import | credits = open invoices | file | import | peak RSS of the importing process | outcome |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| bank import | credits = open invoices | debits | file | import | peak RSS of the importing process | outcome |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...bank,
     '',
     '| webhooks (one worker, local receiver) | backlog events | delivered /s | steady rate /s | lag p50 / p99 | duplicates | signature |',

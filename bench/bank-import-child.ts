@@ -10,7 +10,20 @@ import { fixedClock } from '../src/shared/clock.ts';
 import type { Target } from './targets.ts';
 
 export type ChildInput = { target: Target; companyId: string; file: string; now: string };
-export type ChildOutput = { seconds: number; maxRssMb: number; rssBeforeMb: number; matched: number; paid: number; partiallyPaid: number; credited: string };
+export type ChildOutput = {
+  seconds: number;
+  maxRssMb: number;
+  rssBeforeMb: number;
+  matched: number;
+  paid: number;
+  partiallyPaid: number;
+  credited: string;
+  /** Debits (issue 24): taken back from invoices (EUR), invoices reached, left for a person (EUR), entries left unmatched. */
+  reversed: string;
+  invoicesReversed: number;
+  debitsUnassigned: string;
+  unmatched: number;
+};
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
@@ -38,6 +51,10 @@ if (import.meta.main) {
     paid: result.totals.invoices_paid,
     partiallyPaid: result.totals.invoices_partially_paid,
     credited: result.totals.credited,
+    reversed: result.totals.reversed,
+    invoicesReversed: result.totals.invoices_reversed,
+    debitsUnassigned: result.totals.debits_unassigned,
+    unmatched: result.totals.unmatched,
   };
   process.stdout.write(`${JSON.stringify(output)}\n`);
 }
