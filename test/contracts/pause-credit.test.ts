@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { countRows, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
+import { ciiSchemaErrors } from '../invoicing/render/cii-schema.ts';
 import { signedIn } from '../web/client.ts';
 import { contractInvoices, getContract, invoiceLines, putContract, reportUsage, runBilling } from './helpers.ts';
 
@@ -126,6 +127,10 @@ describe('a pause credits the days billed in advance', () => {
       ],
     ]);
     assert.equal(october!.total_net, '0.00');
+    // Issued at 0.00 (it documents the set-off), with its e-invoice valid against the CII schema.
+    const issued = (await t.request('GET', `/v1/invoices/${october!.id}`)).json();
+    assert.deepEqual([issued.status, issued.total_gross], ['issued', '0.00']);
+    assert.deepEqual(await ciiSchemaErrors((await t.request('GET', `/v1/invoices/${october!.id}/xml`)).body), []);
     const view = await getContract(t, 'pause-2');
     const cycle = view.cycles.find((c: { start: string }) => c.start === '2026-10-01');
     assert.deepEqual([cycle.status, cycle.invoice_id, cycle.total_net], ['billed', october!.id, '0.00']);

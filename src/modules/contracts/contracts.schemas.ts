@@ -15,12 +15,17 @@ const itemRequest = {
     ref: {
       type: ['string', 'null'],
       pattern: EXTERNAL_REF_PATTERN,
-      description: "The caller's reference of the item (usage names it). Absent: the item's position. A price change is a new reference.",
+      description:
+        "The caller's reference of the item (usage names it). Absent: the item's position. The item's terms are agreed when it is added; other terms (a new deal) are a new reference.",
     },
     product_ref: { type: 'string', pattern: EXTERNAL_REF_PATTERN, description: "A product's external_ref in the customer's source" },
     product_number: productFields.product_number,
     description: { type: ['string', 'null'], minLength: 1, maxLength: 1000, description: "The line text; default the product's name" },
-    quantity: { ...productFields.included_quantity, description: 'Units billed per cycle (flat and advance items); default 1' },
+    quantity: {
+      ...productFields.included_quantity,
+      description:
+        "Units billed per cycle (flat and advance items); default 1. A change takes effect on the day it is sent (the company's time zone): arrears are billed by the days at each quantity, advance days billed already are adjusted on the next invoice",
+    },
     unit: productFields.unit,
     billing_timing: {
       type: ['string', 'null'],
@@ -28,7 +33,10 @@ const itemRequest = {
       description:
         'advance: billed for the coming cycle; arrears: for the cycle that ended (usage-priced items). Default advance for flat, arrears for the usage models.',
     },
-    unit_price_net: { ...productFields.overage_price, description: "Agreed net price per unit; default the product's; frozen when the item is added" },
+    unit_price_net: {
+      ...productFields.overage_price,
+      description: "Agreed net price per unit; default the product's; frozen when the item is added, like every pricing term",
+    },
     vat_rate: { type: ['integer', 'null'], enum: [0, 7, 19, null], description: "Default the product's, else 19" },
     pricing_model: productFields.pricing_model,
     included_quantity: productFields.included_quantity,
@@ -147,7 +155,8 @@ export const upsertContractSchema = {
   summary: 'Create or update a recurring contract by reference',
   description:
     'Creates the contract (201, with the next contract number) or updates it to what is sent (200, also when nothing changed). ' +
-    "Items take price, VAT rate, unit and pricing model from the product they name unless they set them; an item's price is frozen when it is added. " +
+    'Items take price, VAT rate, unit and pricing model from the product they name unless they set them. Every term of an item (product, pricing model, tiers, included_quantity, overage price, unit price, VAT rate, billing timing) is frozen when it is added: ' +
+    'sent again it changes nothing, other terms on the same ref are refused with 409 contract.terms_frozen (args: ref, terms). A quantity change takes effect today. ' +
     'Refusals: contract.* (409/422, interface §7), customer_not_found, product_not_found, pricing.*.',
   params: byRefParams,
   querystring: noQuery,
@@ -215,6 +224,8 @@ export const reportUsageSchema = {
     'The contract must be active or cancelled (it runs until its end_date), else 409 contract.not_active. ' +
     'A duplicate is not checked further, so a batch repeated after its period was billed answers 200 with duplicates. ' +
     'Refusals of the other records: an item reference the contract lacks gives 404 contract.item_not_found with item_refs; ' +
+    'an item billed by its quantity, not by usage, gives 422 contract.item_not_usage_priced with item_refs; ' +
+    'a day on which the contract was paused (also after the resume) gives 422 contract.usage_in_pause with refs and pauses; ' +
     "a record whose day (in the company's time zone) lies before usage_open_from belongs to a billed period: 422 contract.usage_period_closed with open_from and refs; " +
     "a record after the contract's end_date or its item's ends_after gives 422 validation_failed at its occurred_at.",
   params: byRefParams,
