@@ -16,12 +16,12 @@ import { D } from '../../src/shared/decimal.ts';
 import { mulberry32 } from '../helpers/random.ts';
 
 // Issue 24, point 2, as a property: whatever the order of quantity changes, pauses,
-// resumes and billings — a change before or after the day's run, several in one cycle, a
-// pause over a billing date, a cancellation — a contract bills in the end what its days
-// were worth: Σ over the days of price(quantity that day) ÷ days of that day's cycle (0 on
+// resumes, items ended (also inside days billed) or added, and billings — a change before or
+// after the day's run, several in one cycle, a pause over a billing date, a cancellation,
+// items at 19 % and 7 % — a contract bills in the end what its days were worth: Σ over the days of price(quantity that day) ÷ days of that day's cycle (0 on
 // a paused day). What was billed is the invoices' lines less the credit still open; each
 // line is rounded once, so the two differ by at most half a cent per line. No invoice ever
-// goes below zero, and every credit line is quantity −1 at a positive price.
+// goes below zero at any VAT rate, and every credit line is quantity −1 at a positive price.
 //
 // The state is moved on exactly as upsert-contract.ts and bill-contract.ts do it, through
 // the same pure functions (withQuantityChange, pausesAfter, billedSoFar; planBilling,
@@ -34,8 +34,6 @@ function scenario(seed: number) {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const interval = pick(['month', 'month', 'quarter'] as const);
   const start = pick(['2026-01-01', '2026-01-31', '2026-02-15']);
-  const price = pick(['10.00', '29.99', '65.20', '100.00']);
-  const timing = pick(['advance', 'advance', 'arrears'] as const);
   let contract: Contract = {
     start_date: start,
     billing_starts_on: null,
@@ -47,45 +45,47 @@ function scenario(seed: number) {
     next_billing_date: start,
     last_billing_date: null,
   };
-  let item: PlanItem = {
-    ref: 'x',
-    position: 1,
-    description: 'Lizenzen',
+  const newItem = (position: number, startsOn: string): PlanItem => ({
+    ref: `i-${position}`,
+    position,
+    description: `Position ${position}`,
     quantity: pick(['1', '2', '3']),
     unit: null,
-    billing_timing: timing,
-    unit_price_net: price,
-    vat_rate: 19,
+    billing_timing: pick(['advance', 'advance', 'arrears'] as const),
+    unit_price_net: pick(['10.00', '29.99', '65.20', '100.00']),
+    vat_rate: pick([19, 19, 7] as const),
     pricing_model: 'flat',
     included_quantity: null,
     overage_price: null,
     tiers: null,
-    starts_on: start,
+    starts_on: startsOn,
     ends_after: null,
     billed_until: null,
     quantities: null,
     billed_quantities: null,
-  };
+  });
+  let items: PlanItem[] = [newItem(1, start), newItem(2, start)];
   let open: OpenCredit[] = [];
   let billedCents = 0;
   let lineCount = 0;
   const problems: string[] = [];
 
-  /** What the upsert does to the item of a running contract before a change: record the days billed so far. */
+  /** What the upsert does to the items of a running contract before a change: record the days billed so far. */
   const recordBilled = () => {
-    item = { ...item, billed_quantities: billedSoFar(contract as unknown as ContractRow, item as unknown as ContractItemRow) };
+    items = items.map((item) => ({ ...item, billed_quantities: billedSoFar(contract as unknown as ContractRow, item as unknown as ContractItemRow) }));
   };
   const bill = (day: string) => {
-    const plan = planBilling(contract, [item], new Map(), day);
+    const plan = planBilling(contract, items, new Map(), day);
     const settled = applyCredits(plan.lines, open);
     lineCount += plan.lines.length;
-    const net = settled.lines.reduce((sum, line) => sum + Number(exactLineNet(line)), 0);
-    if (net < 0) problems.push(`${day}: invoice net ${net} cents`);
+    const perRate = new Map<number, number>();
+    for (const line of settled.lines) perRate.set(line.vatRate, (perRate.get(line.vatRate) ?? 0) + Number(exactLineNet(line)));
+    for (const [rate, net] of perRate) if (net < 0) problems.push(`${day}: invoice net ${net} cents at ${rate} %`);
     for (const line of settled.lines)
       if (line.quantity.startsWith('-') && (line.quantity !== '-1' || new D(line.unitPriceNet).lessThanOrEqualTo(0)))
         problems.push(`${day}: credit line ${line.quantity} × ${line.unitPriceNet}`);
-    billedCents += net;
-    item = itemsAfter([item], plan)[0]!;
+    billedCents += [...perRate.values()].reduce((sum, net) => sum + net, 0);
+    items = itemsAfter(items, plan);
     open = creditsAfter(open, settled, day);
     contract = {
       ...contract,
@@ -97,15 +97,24 @@ function scenario(seed: number) {
   };
   const change = (day: string) => {
     const roll = random();
-    if (roll < 0.07) {
+    const at = Math.floor(random() * items.length);
+    if (roll < 0.06) {
       const quantity = pick(['0', '1', '2', '3', '5', '2.5']);
       recordBilled();
+      const item = items[at]!;
       if (!sameQuantity(quantity, item.quantity))
-        item = { ...item, quantity, quantities: withQuantityChange(quantityHistory(item), item.starts_on, day, quantity) };
-    } else if (roll < 0.1) {
+        items[at] = { ...item, quantity, quantities: withQuantityChange(quantityHistory(item), item.starts_on, day, quantity) };
+    } else if (roll < 0.09) {
       const to: ContractStatus = contract.status === 'paused' ? 'active' : 'paused';
       recordBilled();
       contract = { ...contract, pauses: pausesAfter(contract.pauses, contract.status, to, day), status: to };
+    } else if (roll < 0.105) {
+      // An item's end moved: into days billed already (credited), ahead, or taken back.
+      recordBilled();
+      items[at] = { ...items[at]!, ends_after: random() < 0.3 ? null : addDays(day, Math.floor(random() * 40) - 10) };
+    } else if (roll < 0.115 && items.length < 4) {
+      recordBilled();
+      items = [...items, newItem(items.length + 1, day > start ? day : start)];
     }
   };
 
@@ -123,7 +132,7 @@ function scenario(seed: number) {
     }
     if (day === horizon && contract.end_date === null) {
       // A cancellation: the contract ends at the end of the cycle billed last (never inside a billed period).
-      const billed = [item.billed_until, addDays(contract.usage_open_from ?? start, -1), day]
+      const billed = [...items.map((item) => item.billed_until), addDays(contract.usage_open_from ?? start, -1), day]
         .filter((d): d is string => d !== null)
         .sort()
         .at(-1)!;
@@ -138,16 +147,32 @@ function scenario(seed: number) {
     day = addDays(day, 1);
   }
 
-  // What the days were worth: each day at the quantity of that day by the final history, 0 in a pause.
-  const history = quantityHistory(item);
+  // What the days were worth: each item, each day it ran, at the quantity of that day by its final history, 0 in a pause.
   let worth = new D(0);
-  for (let d = start; d <= contract.end_date!; d = addDays(d, 1)) {
-    if (pausedOn(contract.pauses as ContractPause[], d)) continue;
-    const cycle = cycleContaining(start, interval, d);
-    worth = worth.plus(new D(priceForQuantity(item, quantityOn(history, d))).dividedBy(daysBetween(cycle.start, cycle.end)));
+  for (const item of items) {
+    const history = quantityHistory(item);
+    for (let d = item.starts_on; d <= contract.end_date! && (item.ends_after === null || d <= item.ends_after); d = addDays(d, 1)) {
+      if (pausedOn(contract.pauses as ContractPause[], d)) continue;
+      const cycle = cycleContaining(start, interval, d);
+      worth = worth.plus(new D(priceForQuantity(item, quantityOn(history, d))).dividedBy(daysBetween(cycle.start, cycle.end)));
+    }
   }
   const openCents = open.reduce((sum, credit) => sum + credit.openCents, 0);
-  return { worth, billedCents, openCents, lineCount, problems, describe: { interval, start, price, timing, pauses: contract.pauses, history } };
+  const describe = {
+    interval,
+    start,
+    pauses: contract.pauses,
+    items: items.map(({ ref, billing_timing, unit_price_net, vat_rate, starts_on, ends_after, quantities }) => ({
+      ref,
+      billing_timing,
+      unit_price_net,
+      vat_rate,
+      starts_on,
+      ends_after,
+      quantities,
+    })),
+  };
+  return { worth, billedCents, openCents, lineCount, problems, describe };
 }
 
 describe('quantity changes and pauses in any order (property)', () => {

@@ -185,7 +185,9 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     const to = earlier(arrearsTo, item.ends_after);
     if (!billsUsage(item)) {
       if (from <= to) byQuantity(item, from, to);
-      settle(item, from <= to ? to : null);
+      // The record covers the whole arrears period, also days after the item's end (at 0):
+      // an end moved later then finds them and bills them as an adjustment.
+      settle(item, from <= arrearsTo ? arrearsTo : null);
       continue;
     }
     if (from > to) continue;
