@@ -79,7 +79,7 @@ describe('a pause credits the days billed in advance', () => {
     assert.deepEqual(refused.json().detail.code, 'contract.usage_in_pause');
     assert.deepEqual(refused.json().detail.refs, ['u-2', 'u-4']);
     assert.deepEqual(refused.json().detail.pauses, [{ from: '2026-09-10', until: '2026-10-14' }]);
-    assert.match(refused.json().detail.message, /pausiert/);
+    assert.match(refused.json().detail.message, /pausiert \(10\.09\.2026 bis 14\.10\.2026\)/);
     assert.equal(await countRows(t.handle, 'usage_records'), before, 'all or nothing');
     const accepted = await reportUsage(t, 'pause-1', [
       { external_ref: 'u-1', item_ref: 'api', quantity: '300', occurred_at: '2026-10-20T10:00:00+02:00' },

@@ -4,6 +4,7 @@ import type { ContractPause } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { type Clock, calendarDate } from '../../shared/clock.ts';
 import { AppError, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
+import { formatDate } from '../../shared/german-format.ts';
 import { billsUsage, type PlanItem } from './billing-plan.ts';
 import { pausedOn, pausesHolding } from './contract-pauses.ts';
 
@@ -150,7 +151,7 @@ function refuse(refusals: Refusals, openFrom: string, pauses: readonly ContractP
     throw new AppError(
       'contract.usage_in_pause',
       { refs: refusals.paused.sort((a, b) => a.index - b.index).map((r) => r.externalRef), pauses: held },
-      `Der Vertrag war an diesen Tagen pausiert (${held.map((p) => (p.until ? `${p.from} bis ${p.until}` : `seit ${p.from}`)).join('; ')}): Nutzung aus einer Pause wird nicht abgerechnet.`,
+      `Der Vertrag war an diesen Tagen pausiert (${held.map((p) => (p.until ? `${formatDate(p.from)} bis ${formatDate(p.until)}` : `seit ${formatDate(p.from)}`)).join('; ')}): Nutzung aus einer Pause wird nicht abgerechnet.`,
     );
   }
   throw validationFailed(
