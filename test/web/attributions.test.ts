@@ -7,7 +7,8 @@ import { signedIn, signedInMember, type WebClient } from './client.ts';
 
 // Issue 15 (revenue share in the app): attributions proposed while the company wants a person
 // to confirm them (attributions_need_confirmation) — confirmed (the customer's paid revenue
-// earns commission from then on) or rejected (it earns nothing), each with its audit row; the
+// since the attribution's start earns commission, also revenue paid before the confirmation:
+// issue 24) or rejected (it earns nothing), each with its audit row; the
 // module's refusals shown in German. The clock stands at 2026-11-21 (Berlin).
 
 const TIERS = [{ from_month: 1, to_month: null, percent: 10 }];
@@ -63,7 +64,7 @@ describe('attributions in the app', () => {
     assert.match(page.body, /Noch keine Entscheidungen\./);
   });
 
-  test('confirm: active from now on, the customer’s revenue earns commission; audit row and decided list', async () => {
+  test('confirm: active, the customer’s revenue since the start earns commission; audit row and decided list', async () => {
     await postEvent(t, {
       external_ref: 'vorher',
       occurred_at: '2026-11-21T08:00:00Z',
@@ -77,13 +78,15 @@ describe('attributions in the app', () => {
     const row = await stored(ids.confirm as string);
     assert.deepEqual([row.status, row.decided_by], ['active', t.company.adminEmail]);
     assert.ok(row.confirmed_at);
+    // The attribution starts today: the 100.00 paid this morning earns 10 % now (issue 24).
+    assert.deepEqual(await partnerBalance(t, 'nord'), { open: 1000, statemented: 0, paid: 0 });
     await postEvent(t, {
       external_ref: 'nachher',
       occurred_at: '2026-11-21T11:00:00Z',
       net_amount: '200.00',
       customer: { source: 'crm', external_ref: 'kunde-1' },
     });
-    assert.deepEqual(await partnerBalance(t, 'nord'), { open: 2000, statemented: 0, paid: 0 });
+    assert.deepEqual(await partnerBalance(t, 'nord'), { open: 1000 + 2000, statemented: 0, paid: 0 });
     const audit = await t.handle.db
       .selectFrom('audit_log')
       .select(['action', 'user_id', 'before', 'after'])
