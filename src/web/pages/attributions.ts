@@ -7,7 +7,7 @@ import { date, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Attributions waiting for a person (the company setting attributions_need_confirmation):
-// confirm one (active from now on: the customer's paid revenue earns the partner commission)
+// confirm one (active: the customer's revenue paid since its start earns the partner commission)
 // or reject it; the latest decisions below. Each decision goes through decide-attribution.ts
 // with the person in the audit trail, in the decision's own transaction.
 

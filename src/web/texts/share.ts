@@ -200,7 +200,7 @@ export const de = {
   confirmed: 'bestätigt',
   rejected: 'abgelehnt',
   attributionDone: {
-    confirmed: 'Die Zuordnung ist bestätigt. Ab jetzt entsteht Provision aus dem bezahlten Umsatz des Kunden.',
+    confirmed: 'Die Zuordnung ist bestätigt. Der bezahlte Umsatz des Kunden seit ihrem Beginn bringt dem Partner jetzt Provision.',
     rejected: 'Die Zuordnung wurde abgelehnt.',
     unchanged: 'Die Zuordnung war bereits entschieden; es wurde nichts geändert.',
   },
@@ -417,7 +417,7 @@ export const en: typeof de = {
   confirmed: 'confirmed',
   rejected: 'rejected',
   attributionDone: {
-    confirmed: "The attribution is confirmed. From now on the customer's paid revenue earns commission.",
+    confirmed: "The attribution is confirmed. The customer's revenue paid since its start now earns the partner commission.",
     rejected: 'The attribution was rejected.',
     unchanged: 'The attribution was already decided; nothing changed.',
   },
