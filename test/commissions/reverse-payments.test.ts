@@ -218,6 +218,63 @@ describe('reversal of invoice payments (bank debits)', () => {
     await assertBalancesKept(t, partners);
   });
 
+  test('a debit and the payment made again in one bank statement: the debit takes back the earlier payment', async () => {
+    const invoice = await issueInvoice(t, 'inv-r6', { customer: { source: 'crm', external_ref: 'kunde-c' }, lines: LINES });
+    await importFile(t, camt([{ amount: '85.06', text: invoice.number, date: '2026-11-20' }], { id: 'R6', msgId: 'R6' }));
+    // November: the attribution's month 1, 30 % of 74.00 = 22.20.
+    assert.deepEqual(shape(await ofInvoice(t, invoice.id, attributedC)), [[7400, 2220, 30, 1, 'open']]);
+    const before = (await partnerBalance(t, 'partner-c')).open;
+    // December's statement: the direct debit comes back on the 3rd, the customer pays again on
+    // the 4th. The bank import books the file's payments first, then its debits, in one
+    // transaction; what the invoice had before each says the debit came first.
+    const customerId = await customerOf(t, invoice.id);
+    await inTransaction(t.handle.db, async (trx) => {
+      await accrueInvoicePayments(
+        trx,
+        t.company.companyId,
+        [
+          {
+            allocationId: 'pal_r6_again',
+            invoiceId: invoice.id,
+            customerId,
+            amountCents: 8506,
+            paidBeforeCents: 0,
+            grossCents: 8506,
+            paidOn: '2026-12-04',
+            paidAt: startOfDay('2026-12-04', 'Europe/Berlin'),
+          },
+        ],
+        t.clock.now(),
+      );
+      await reverseInvoicePayments(
+        trx,
+        t.company.companyId,
+        [
+          {
+            reversalId: 'bdr-r6',
+            invoiceId: invoice.id,
+            customerId,
+            amountCents: 8506,
+            paidBeforeCents: 8506,
+            grossCents: 8506,
+            reversedOn: '2026-12-03',
+            reversedAt: startOfDay('2026-12-03', 'Europe/Berlin'),
+          },
+        ],
+        t.clock.now(),
+      );
+    });
+    // November's 22.20 is taken back (void with its reversal: it was open); December's
+    // payment earns at month 2, 15 % of 74.00 = 11.10.
+    assert.deepEqual(shape(await ofInvoice(t, invoice.id, attributedC)), [
+      [7400, 2220, 30, 1, 'void'],
+      [7400, 1110, 15, 2, 'open'],
+      [-7400, -2220, 30, 1, 'void'],
+    ]);
+    assert.equal((await partnerBalance(t, 'partner-c')).open, before - 2220 + 1110);
+    await assertBalancesKept(t, partners);
+  });
+
   test('the same reversal again writes nothing', async () => {
     const invoice = await issueInvoice(t, 'inv-r4', { lines: LINES });
     await importFile(t, camt([{ amount: '85.06', text: invoice.number, date: '2026-11-20' }], { id: 'R4', msgId: 'R4' }));

@@ -207,7 +207,7 @@ async function factsOf(trx: Trx, companyId: string, rows: readonly EventRow[]): 
       .execute();
     const periodOf = new Map(periods.map((row) => [row.id, row.service_period_start]));
     for (const [invoiceId, entry] of invoiceOps) {
-      const ops = entry.ops.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)).map(({ seq: _seq, ...op }) => op);
+      const ops = appliedOrder(entry.ops);
       facts.invoices.push({
         invoiceId,
         customerId: entry.customerId,
@@ -219,4 +219,28 @@ async function factsOf(trx: Trx, companyId: string, rows: readonly EventRow[]): 
     }
   }
   return facts;
+}
+
+/**
+ * An invoice's payments and reversals in the order they were applied to its amount paid:
+ * each one starts where the one before ended (a payment from `before` up, a reversal from
+ * `before` down). The order of writing (seq) decides between ops starting at the same level
+ * and where the chain breaks; it alone is not enough, since one bank import writes its
+ * payments before its reversals whatever the order of the file (a debit of a payment and
+ * the payment made again in one statement).
+ */
+export function appliedOrder(ops: readonly (InvoiceOp & { seq: bigint })[]): InvoiceOp[] {
+  const left = [...ops].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  const out: InvoiceOp[] = [];
+  let level = 0n;
+  while (left.length > 0) {
+    const index = Math.max(
+      0,
+      left.findIndex((op) => op.beforeCents === level),
+    );
+    const [{ seq: _seq, ...op }] = left.splice(index, 1) as [InvoiceOp & { seq: bigint }];
+    out.push(op);
+    level = op.reversal ? op.beforeCents - op.amountCents : op.beforeCents + op.amountCents;
+  }
+  return out;
 }
