@@ -17,6 +17,7 @@ export const DISCARD_LIMIT = 64 * 1024 * 1024;
 
 /** Reads and drops the rest of `raw`'s body. True when the body ended; false when a limit ran out or the connection closed first. */
 export function discardBody(raw: IncomingMessage, limitBytes: number, waitMs: number): Promise<boolean> {
+  if (raw.readableEnded) return Promise.resolve(true);
   return new Promise((resolve) => {
     let read = 0;
     const finish = (ended: boolean) => {
@@ -46,7 +47,9 @@ export function installBodyDiscard(app: FastifyInstance, options: { waitMs: numb
   app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     // The common case: the whole request has arrived (every GET, every body that was read).
-    if (raw.complete || raw.destroyed) return done(null, payload);
+    // `complete` is Node's word for it; a request injected in tests (light-my-request) has
+    // none, but its stream has ended once its body was read.
+    if (raw.complete || raw.readableEnded || raw.destroyed) return done(null, payload);
     // discardBody never rejects.
     void discardBody(raw, limitBytes, options.waitMs).then((ended) => {
       if (!ended) reply.header('connection', 'close');

@@ -123,6 +123,25 @@ describe('a body over 1 MiB gets a complete 413 on a real connection', () => {
     assert.equal(await countRows(t.handle, 'customers'), 0, 'nothing stored');
   });
 
+  test('answers to requests that arrived whole do not wait: injected (as the tests send them) and over the port', async () => {
+    // Half the request timeout is 15 s: any wait for a body that has already ended would show.
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) {
+      const put = await t.request('PUT', `/v1/customers/by-ref/crm/schnell-${i}`, { body: { name: 'Schnell GmbH' } });
+      assert.equal(put.statusCode, 201, put.body);
+      assert.equal((await t.request('GET', `/v1/customers/by-ref/crm/schnell-${i}`)).statusCode, 200);
+      const refused = await t.request('PUT', `/v1/customers/by-ref/crm/x-${i}`, { body: { name: 42 } });
+      assert.equal(refused.statusCode, 422);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/customers/by-ref/crm/schnell-${i}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${t.company.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Schnell GmbH' }),
+      });
+      assert.equal(res.status, 200);
+    }
+    assert.ok(Date.now() - started < 10_000, `20 requests took ${Date.now() - started} ms`);
+  });
+
   test('a keep-alive connection that sent an acceptable body stays usable for the next request', async () => {
     const body = JSON.stringify({ name: 'Klein GmbH' });
     const answer = await exchange(port, async (socket) => {
