@@ -118,6 +118,21 @@ describe('no combination of missing customer details makes issuing throw', () =>
     assert.equal(issued, 4, 'the complete customer, business and private, with and without VAT ID');
   });
 
+  test('a customer with the required details but none of the optional ones (house number, contact, VAT ID, Leitweg-ID) is issued with its PDF and e-invoice', async () => {
+    for (const customerType of ['business', 'private'] as const) {
+      const ref = `bare-${customerType}`;
+      await putCustomer(t, ref, { customer_type: customerType, house_number: null, contact_name: null, vat_id: null, leitweg_id: null });
+      const res = await postInvoice(t, invoiceBody(ref, { issue: true, customer: { source: 'crm', external_ref: ref } }));
+      assert.equal(res.statusCode, 201, `${ref}: ${res.body}`);
+      const pdf = await t.request('GET', `/v1/invoices/${res.json().id}/pdf`);
+      assert.equal(pdf.statusCode, 200);
+      assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
+      // A business customer gets its ZUGFeRD XML, a private one none.
+      const xml = await t.request('GET', `/v1/invoices/${res.json().id}/xml`);
+      assert.equal(xml.statusCode, customerType === 'business' ? 200 : 404, xml.body.slice(0, 200));
+    }
+  });
+
   test('a customer in Austria or the USA lacking details: 422 with the missing sentences, never a 5xx', async () => {
     // Abroad, the VAT verdict may add its own sentence (reverse charge needs 0 %); the
     // missing details are all named, and nothing is written.
