@@ -170,11 +170,15 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     const stored = item.billed_quantities?.length ? item.billed_quantities : null;
     const differences = stored ? quantityDifferences(contract, item, stored) : [];
     for (const line of adjustmentLines(item, differences, anchor, interval)) push(item, line, line.servicePeriod);
-    if (to === null && differences.length === 0) return;
-    // Without a record the days billed before stand as the item stands (rows from before issue 24).
-    const start = stored ? stored[0]!.from : firstDayOf(contract, item);
-    const end = stored && (to === null || stored.at(-1)!.to > to) ? stored.at(-1)!.to : to!;
-    billed.set(item.ref, compressRuns(effectiveRuns(contract, item, start, end)));
+    const last = stored?.at(-1)!.to ?? null;
+    const grows = to !== null && (last === null || to > last);
+    if (!grows && differences.length === 0) return;
+    // The days recorded stand as they are now (unchanged when nothing differs); the new days
+    // follow. Without a record the days billed before stand as the item stands (rows from
+    // before issue 24), so the record starts at the item's first day.
+    const before = !stored ? [] : differences.length === 0 ? stored : effectiveRuns(contract, item, stored[0]!.from, last!);
+    const after = grows ? effectiveRuns(contract, item, last !== null ? addDays(last, 1) : firstDayOf(contract, item), to!) : [];
+    billed.set(item.ref, compressRuns([...before, ...after]));
   };
 
   // Arrears: from usage_open_from to the day before the billing date (or the contract's end).
