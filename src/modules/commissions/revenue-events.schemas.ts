@@ -55,7 +55,8 @@ export const revenueEventBody = {
       minItems: 1,
       maxItems: MAX_REVENUE_LINES,
       items: lineRequest,
-      description: 'The parts of the revenue, adding up to net_amount; a line may name a product. Omitted: one line of the whole amount without a product.',
+      description:
+        "The parts of the revenue, adding up to net_amount; a line may name a product. Omitted: one line of the whole amount without a product. On a refund, lines naming products take back each agreement's share of those lines only (its product scope); a refund naming no product takes back every share pro rata.",
     },
   },
 } as const;
