@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import iconv from 'iconv-lite';
 import { runDailyTasks } from '../../src/jobs/index.ts';
 import { createDatevExport } from '../../src/modules/bookkeeping/index.ts';
+import { customerAccount } from '../../src/modules/customers/customer-records.ts';
 import { BankImportError, type BankImportResult } from '../../src/modules/payments/index.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
@@ -258,6 +259,19 @@ describe('bank debits taken back from invoices', () => {
       .where('invoice_id', '=', two.id)
       .execute();
     assert.deepEqual(left, [{ invoice_cents: 8506, credit_cents: 1494, kind: 'refund', status_before: 'paid', paid_before_cents: 8506 }]);
+    // The customer's account: the two credits of 14.94 and what was paid back of them, nothing left.
+    const customerId = (await t.request('GET', '/v1/customers/by-ref/crm/kunde-1')).json().id as string;
+    const account = await customerAccount(t.handle.db, t.company.companyId, customerId, '2026-11-21');
+    assert.deepEqual(
+      account!.credits.map((c) => [c.invoice_number, Number(c.amount_cents)]).sort(),
+      [
+        [one.number, -1494],
+        [one.number, 1494],
+        [two.number, -1494],
+        [two.number, 1494],
+      ].sort(),
+    );
+    assert.equal(account!.creditCents, 0n);
   });
 
   test('a returned direct debit (camt RtrInf MD06) naming no invoice is taken back from the invoice its collection paid, found by the end-to-end reference', async () => {

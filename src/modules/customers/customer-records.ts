@@ -10,7 +10,8 @@ import type { CustomerRow } from './customers.repository.ts';
 // status issued, sent or partially_paid; open = gross − paid. An item is overdue from the
 // day after its due date (the company's calendar day decides, as for `invoice.overdue`).
 // Credits are the customer_credits rows: money received beyond the open amount of the
-// invoices a transfer named (bank import), kept as a credit balance of the debtor.
+// invoices a transfer named (bank import), kept as a credit balance of the debtor; what a
+// refund paid back of them (payment_reversals.credit_cents) is listed as a negative row.
 
 export const OPEN_STATUSES = ['issued', 'sent', 'partially_paid'] as const;
 
@@ -233,8 +234,29 @@ export async function customerAccount(db: Database, companyId: string, customerI
       .select(['cc.id', 'cc.booking_date', 'cc.amount_cents', 'i.id as invoice_id', 'i.number as invoice_number', 't.payer_name', 't.remittance_text'])
       .where('cc.company_id', '=', companyId)
       .where('cc.customer_id', '=', customerId)
-      .orderBy('cc.booking_date', 'desc')
-      .orderBy('cc.id', 'desc')
+      // Credit paid back to the customer by a refund naming the over-paid invoice (issue 24): a negative row.
+      .unionAll(
+        db
+          .selectFrom('payment_reversals as r')
+          .innerJoin('invoices as i', (join) => join.onRef('i.company_id', '=', 'r.company_id').onRef('i.id', '=', 'r.invoice_id'))
+          .innerJoin('bank_transactions as t', (join) =>
+            join.onRef('t.company_id', '=', 'r.company_id').onRef('t.entry_id', '=', 'r.entry_id').onRef('t.position', '=', 'r.transaction_position'),
+          )
+          .select([
+            'r.id',
+            'r.booking_date',
+            sql<number>`-r.credit_cents`.as('amount_cents'),
+            'i.id as invoice_id',
+            'i.number as invoice_number',
+            't.payer_name',
+            't.remittance_text',
+          ])
+          .where('r.company_id', '=', companyId)
+          .where('i.customer_id', '=', customerId)
+          .where('r.credit_cents', '>', 0),
+      )
+      .orderBy('booking_date', 'desc')
+      .orderBy('id', 'desc')
       .execute(),
     db
       .selectFrom('invoices')
