@@ -14,8 +14,8 @@ import { findContractItemsWithProduct, openCreditsColumn } from './contracts.rep
 
 // One billing date of one contract, in one transaction (design §6): the contract row is
 // locked, its billing date planned (billing-plan.ts), the invoice written (issued, a draft,
-// or none for a zero amount), the cycle recorded and the contract moved on to its next
-// billing date. The cycle's primary key (contract, billing date) and the lock make a
+// or none when nothing goes on one), the cycle recorded and the contract moved on to its
+// next billing date. The cycle's primary key (contract, billing date) and the lock make a
 // billing date billed once, whoever runs it. An invoice that cannot be issued leaves the
 // cycle `failed` with the German reason and the billing date where it is: the next run
 // tries again. The documents are rendered (and mailed) by the job `invoices.render` that
