@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { inTransaction } from '../../src/db/transaction.ts';
+import { LOCK_BUCKETS, lockLedgers } from '../../src/modules/commissions/ledger/ledger-locks.ts';
 import { prepareRevenueEvent } from '../../src/modules/commissions/revenue-event-input.ts';
 import { RevenueEventWriter } from '../../src/modules/commissions/revenue-event-writer.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
@@ -108,5 +111,20 @@ describe('late facts for one customer at once', () => {
       anchors.map((a) => a.anchor_date),
       customers.map(() => '2026-01-15'),
     );
+  });
+
+  test('writing revenue of 10,000 customers at once holds at most one lock per bucket (the lock table is shared)', async () => {
+    // A bank import paying 10,000 customers' invoices: one lock per customer would need
+    // 10,000 of PostgreSQL's lock slots (6,400 by default for all connections together).
+    const held = await inTransaction(t.handle.db, async (trx) => {
+      await lockLedgers(
+        trx,
+        t.company.companyId,
+        Array.from({ length: 10_000 }, (_, i): [string, 'shared'] => [`cus_${i}`, 'shared']),
+      );
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()`.execute(trx);
+      return rows[0]?.n ?? 0;
+    });
+    assert.ok(held > 0 && held <= LOCK_BUCKETS, `${held} advisory locks`);
   });
 });
