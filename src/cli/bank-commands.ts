@@ -30,7 +30,7 @@ function entryLines(entry: EntryOutcome): string[] {
     const who = tx.payer_name ?? '(no name)';
     const what =
       tx.reversals.length > 0
-        ? [...tx.reversals.map(reversalText), ...(tx.status === 'unmatched' && tx.note ? [tx.note] : [])].join('; ')
+        ? [...tx.reversals.map(reversalText), ...(tx.note ? [tx.note] : [])].join('; ')
         : tx.payments.length > 0
           ? [
               ...tx.payments.map((p) =>

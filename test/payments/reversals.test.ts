@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import iconv from 'iconv-lite';
+import { runCommand } from '../../src/cli/commands.ts';
+import { bufferIo } from '../../src/cli/io.ts';
 import { runDailyTasks } from '../../src/jobs/index.ts';
 import { createDatevExport } from '../../src/modules/bookkeeping/index.ts';
 import { customerAccount } from '../../src/modules/customers/customer-records.ts';
 import { BankImportError, type BankImportResult } from '../../src/modules/payments/index.ts';
-import { type TestApp, testApp } from '../helpers/app.ts';
+import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importCounts, importFile, issueInvoice } from './helpers.ts';
 
@@ -517,6 +521,57 @@ describe('bank debits taken back from invoices', () => {
     assert.deepEqual(results.map((r) => tx(r, 1).reversals[0]!.status_after).sort(), ['issued', 'partially_paid']);
     const view = await getInvoice(invoice);
     assert.deepEqual([view.status, view.amount_paid], ['issued', '0.00']);
+  });
+
+  test('kontor bank import prints what each debit took back, what waits and why, and the debits’ totals', async () => {
+    const refunded = await issueInvoice(t, 'r-cli-1');
+    const returned = await issueInvoice(t, 'r-cli-2');
+    await pay(refunded);
+    await pay(returned, '85.06', '2026-11-20', { e2e: 'LS-CLI-1' });
+    const content = statement([
+      { amount: '85.06', indicator: 'DBIT', text: `Erstattung ${refunded.number}`, name: 'Beispiel AG', date: '2026-11-21' },
+      {
+        amount: '85.06',
+        indicator: 'DBIT',
+        reversal: true,
+        e2e: 'LS-CLI-1',
+        returnReason: 'AM04',
+        text: 'Ruecklastschrift',
+        name: 'Beispiel AG',
+        date: '2026-11-21',
+      },
+      { amount: '40.00', indicator: 'DBIT', text: 'Erstattung RE-2025-00417', name: 'Erika Muster', date: '2026-11-21' },
+      { amount: '30.00', indicator: 'DBIT', text: 'Kontofuehrung November', name: 'Commerzbank AG', date: '2026-11-21' },
+    ]);
+    writeFileSync(path.join(t.dataDir, 'debits.xml'), content);
+    const io = bufferIo();
+    const code = await runCommand(['bank', 'import', 'debits.xml', '--company', t.company.companyId], io, {
+      db: t.handle.db,
+      clock: t.clock,
+      sealer,
+      cwd: t.dataDir,
+      dataDir: t.dataDir,
+      invoicing: t.invoicing,
+    });
+    assert.equal(code, 0, io.stderr);
+    const lines = io.stdout.trimEnd().split('\n');
+    assert.deepEqual(lines.slice(1), [
+      '',
+      'Matched',
+      `  #1  2026-11-21  -85.06 EUR  Beispiel AG  ${refunded.number} 85.06 taken back (now issued)`,
+      `  #2  2026-11-21  -85.06 EUR  Beispiel AG  ${returned.number} 85.06 taken back (now issued); return (RtrInf, reason AM04)`,
+      '',
+      'Unmatched (kept for a person to assign)',
+      '  #3  2026-11-21  -40.00 EUR  Erika Muster  unknown invoice number RE-2025-00417 — "Erstattung RE-2025-00417"',
+      '',
+      'Ignored',
+      '  #4  2026-11-21  -30.00 EUR  Commerzbank AG  debit ignored',
+      '',
+      'Totals: 2 matched, 0 partly matched, 1 unmatched, 1 ignored, 0 already imported',
+      '        received 0.00 EUR: applied 0.00 EUR to invoices (0 paid, 0 partially paid), customer credit 0.00 EUR, unassigned 0.00 EUR',
+      // 85.06 + 85.06 + 40.00 considered (the bank's fee is no customer's): 170.12 taken back, 40.00 waits.
+      '        paid out 210.12 EUR: taken back 170.12 EUR from 2 invoices, customer credit paid back 0.00 EUR, unassigned 40.00 EUR',
+    ]);
   });
 
   test('the DATEV export carries the reversal: Konto bank, H, Gegenkonto debtor, Belegfeld 1 = the invoice number', async () => {
