@@ -314,6 +314,32 @@ describe('bank debits taken back from invoices', () => {
     assert.match(booked[0]!.description, /^Rückbuchung /);
   });
 
+  test('a return whose text names a number that is not an invoice of the company is still found through its collection', async () => {
+    const invoice = await issueInvoice(t, 'r-return-foreign');
+    await pay(invoice, '85.06', '2026-11-20', { e2e: 'LS-FREMDTEXT-1', text: `SEPA-Lastschrift ${invoice.number}` });
+    const result = await importFile(
+      t,
+      statement([
+        {
+          amount: '85.06',
+          indicator: 'DBIT',
+          reversal: true,
+          e2e: 'LS-FREMDTEXT-1',
+          returnReason: 'MS02',
+          text: 'Retoure zu Vertrag RE-2019-00001',
+          date: '2026-11-23',
+        },
+      ]),
+    );
+    const debit = tx(result, 1);
+    assert.equal(debit.status, 'matched');
+    assert.deepEqual(
+      debit.reversals.map((r) => [r.invoice_number, r.amount]),
+      [[invoice.number, '85.06']],
+    );
+    assert.equal(debit.note, 'return (RtrInf, reason MS02); unknown invoice number RE-2019-00001');
+  });
+
   test('MT940: a returned direct debit with the bank’s fees (GVC 109, OAMT+ 85,06, COAM+ 5,00) takes back the original amount only', async () => {
     const invoice = await issueInvoice(t, 'r-mt940');
     await pay(invoice, '85.06', '2026-11-20', { e2e: 'LS-MT-0815', text: `SEPA-Lastschrift ${invoice.number}` });

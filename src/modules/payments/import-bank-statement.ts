@@ -203,7 +203,7 @@ async function invoicesNamed(trx: Trx, company: { id: string; invoice_number_pat
       hits.set(tx, found);
       if (entry.direction !== 'debit') continue;
       for (const hit of found) debitKeys.add(hit.key);
-      if (found.length === 0 && (tx.returned || entry.reversal) && tx.endToEndId) returnRefs.add(tx.endToEndId);
+      if ((tx.returned || entry.reversal) && tx.endToEndId) returnRefs.add(tx.endToEndId);
     }
   }
   const paidBy = await findPaidByEndToEnd(trx, company.id, [...returnRefs]);

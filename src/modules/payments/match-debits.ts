@@ -66,7 +66,8 @@ export function matchDebit(debit: DebitToMatch, invoices: ReadonlyMap<string, Op
     if (problem) problems.push(problem);
     else if (!named.includes(invoices.get(hit.key)!)) named.push(invoices.get(hit.key)!);
   }
-  if (named.length === 0 && debit.hits.length === 0) named.push(...debit.originals.filter((invoice) => invoice.paidCents + invoice.creditCents > 0));
+  // A return naming none of the company's open or paid invoices: the ones its credit paid.
+  if (named.length === 0 && debit.returned) named.push(...debit.originals.filter((invoice) => invoice.paidCents + invoice.creditCents > 0));
   const fees = debit.amountCents - debit.reversibleCents;
   const feeNotes = fees > 0 ? [importNote('return_fee', { amount: centsToAmount(fees) })] : [];
   const returnNotes = debit.returned ? [importNote('returned', { marker: debit.returned.marker, reason: debit.returned.reason ?? '' })] : [];
