@@ -140,21 +140,23 @@ export function registerBankPages(web: FastifyInstance, deps: WebDeps): void {
       const member = memberOrNoCompanyPage(request, reply);
       if (!member) return reply;
       const t = request.t;
-      const [credits, debits, open] = await Promise.all([
-        unassigned(deps, member.company.id, 'credit'),
-        unassigned(deps, member.company.id, 'debit'),
+      // Suggestions: open invoices for a credit, invoices that received money for a debit.
+      const invoicesIn = (statuses: ('issued' | 'sent' | 'partially_paid' | 'paid')[]) =>
         deps.db
           .selectFrom('invoices')
-          .select(['number', 'status', 'total_gross_cents', 'amount_paid_cents'])
+          .select(['number', 'total_gross_cents', 'amount_paid_cents'])
           .where('company_id', '=', member.company.id)
           .where('type', '=', 'invoice')
-          .where('status', 'in', ['issued', 'sent', 'partially_paid', 'paid'])
+          .where('status', 'in', statuses)
           .orderBy('issue_date', 'desc')
-          .limit(1000)
-          .execute(),
+          .limit(500)
+          .execute();
+      const [credits, debits, unpaid] = await Promise.all([
+        unassigned(deps, member.company.id, 'credit'),
+        unassigned(deps, member.company.id, 'debit'),
+        invoicesIn(['issued', 'sent', 'partially_paid']),
       ]);
-      const paid = open.filter((i) => i.amount_paid_cents > 0).slice(0, 500);
-      const unpaid = open.filter((i) => i.status !== 'paid').slice(0, 500);
+      const paid = debits.length ? await invoicesIn(['partially_paid', 'paid']) : [];
       const csrf = member.session.csrfToken;
       const body = html`
 <form method="post" action="/app/bank/import" enctype="multipart/form-data" class="filters" data-progress="${t.bankImporting}">
