@@ -170,7 +170,7 @@ export function planBilling(contract: PlanContract, items: readonly PlanItem[], 
     const stored = item.billed_quantities?.length ? item.billed_quantities : null;
     const differences = stored ? quantityDifferences(contract, item, stored) : [];
     for (const line of adjustmentLines(item, differences, anchor, interval)) push(item, line, line.servicePeriod);
-    const last = stored?.at(-1)!.to ?? null;
+    const last = stored ? stored[stored.length - 1]!.to : null;
     const grows = to !== null && (last === null || to > last);
     if (!grows && differences.length === 0) return;
     // The days recorded stand as they are now (unchanged when nothing differs); the new days
