@@ -67,7 +67,8 @@ const de = {
   bankFile: 'Kontoauszug (camt.053 oder MT940)',
   bankImport: 'Importieren',
   bankImporting: 'Wird importiert …',
-  bankHint: 'Zahlungen werden den Rechnungen über die Rechnungsnummer im Verwendungszweck zugeordnet und gebucht. Dieselbe Datei zweimal bucht nichts doppelt.',
+  bankHint:
+    'Zahlungen werden den Rechnungen über die Rechnungsnummer im Verwendungszweck zugeordnet und gebucht; Abbuchungen (Erstattungen, Rücklastschriften) nehmen die Zahlung der Rechnung zurück, die sie nennen oder zurückgeben. Dieselbe Datei zweimal bucht nichts doppelt.',
   bankImported: 'Kontoauszug importiert',
   bankAlreadyImported: 'Diese Datei wurde bereits importiert; nichts wurde neu gebucht',
   bankEntries: 'Buchungen',
@@ -327,7 +328,8 @@ const en: Messages = {
   bankFile: 'Bank statement (camt.053 or MT940)',
   bankImport: 'Import',
   bankImporting: 'Importing …',
-  bankHint: 'Payments are matched to invoices by the invoice number in the remittance text, and booked. Importing the same file twice books nothing twice.',
+  bankHint:
+    'Payments are matched to invoices by the invoice number in the remittance text, and booked; debits (refunds, returned direct debits) take back the payment of the invoice they name or return. Importing the same file twice books nothing twice.',
   bankImported: 'Bank statement imported',
   bankAlreadyImported: 'This file was imported before; nothing new was booked',
   bankEntries: 'Entries',

@@ -174,7 +174,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 51');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
     await page.waitForURL(/done=1$/);
-    assert.match((await page.locator('.panel').textContent()) ?? '', /DE02 •••• 2051/);
+    assert.match((await page.getByRole('region', { name: 'Auszahlungskonto' }).textContent()) ?? '', /DE02 •••• 2051/);
     await screenshot(page, 'partner');
 
     await page.getByRole('link', { name: 'Auszahlungen' }).click();

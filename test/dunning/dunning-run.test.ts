@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { drainDueJobs, runDailyTasks, runDueWork } from '../../src/jobs/index.ts';
 import { updateCompany } from '../../src/modules/access/index.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { newKey, postInvoice } from '../invoicing/helpers.ts';
 import { extractPages } from '../invoicing/render/pdf-reader.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer } from '../mail/fixtures.ts';
 import {
@@ -283,6 +284,37 @@ describe('overdue marking and dunning (kontor jobs run)', () => {
     assert.equal(view.overdue, true);
     assert.equal(view.dunning_level, null);
     assert.equal((await outbox(t, s)).length, 0);
+  });
+
+  test('an invoice of 0.00 (as a contract credit that covers the charge leaves it) has nothing open: never overdue, no event, no notice', async () => {
+    const s = await open('zero');
+    await putCustomerOf(t, s, 'kunde-1');
+    t.clock.set('2026-11-21T10:00:00Z');
+    const res = await postInvoice(
+      t,
+      {
+        customer: { source: 'crm', external_ref: 'kunde-1' },
+        external_ref: 'inv-zero',
+        lines: [{ description: 'Kostenlose Erstberatung', quantity: '1', unit: 'Stück', unit_price_net: '0.00', vat_rate: 19 }],
+        service_period: { start: '2026-11-21', end: '2026-11-21' },
+        payment_terms_days: 14,
+        issue: true,
+      },
+      newKey(),
+      s.company.apiKey,
+    );
+    assert.equal(res.statusCode, 201, res.body);
+    const zero = res.json() as { id: string; total_gross: string };
+    assert.equal(zero.total_gross, '0.00');
+    const paying = await issueInvoice(t, s, 'inv-open', 'kunde-1', '2026-11-21');
+    for (const day of ['2026-12-06', '2026-12-12', '2026-12-26']) await runDay(t, s, day);
+    assert.equal((await invoiceOf(t, s, zero.id)).overdue, false);
+    assert.deepEqual(
+      (await eventsOf(t, s, 'invoice.overdue')).map((event) => event.data.id),
+      [paying.id],
+      'only the invoice with an amount open is overdue',
+    );
+    assert.equal((await noticesOf(t, s, zero.id)).length, 0);
   });
 
   test('a cancelled invoice (storno) is neither overdue nor dunned; the storno itself neither', async () => {

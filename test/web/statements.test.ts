@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
+import { lockPeriod } from '../../src/modules/bookkeeping/index.ts';
 import { partnerBalance, postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
@@ -304,5 +305,18 @@ describe('revenue-share statements in the app', () => {
     const attributions = await admin.get('/app/attributions');
     assert.match(attributions.body, /<h1>Attributions<\/h1>/);
     await admin.get('/app/lang?to=de');
+  });
+
+  test('a cancellation dated in a locked period is refused in German (409), nothing changed, no 500', async () => {
+    const id = statementIds.bounce;
+    assert.equal((await stored(id)).status, 'issued');
+    await lockPeriod(t.handle.db, t.clock, { companyId: t.company.companyId, until: '2026-11-21' });
+    const refused = await post(admin, id, 'cancel');
+    assert.equal(refused.status, 409);
+    assert.match(refused.body, /Der Buchungszeitraum ist bis einschließlich 21\.11\.2026 gesperrt/);
+    const after = await stored(id);
+    assert.equal(after.status, 'issued');
+    assert.equal(after.cancelled_by_id, null);
+    assert.ok(!(await audit(id)).some((a) => a.action === 'statement.cancelled'));
   });
 });

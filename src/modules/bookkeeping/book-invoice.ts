@@ -44,7 +44,7 @@ export async function bookInvoice(
 
   const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
   if (locked !== null && doc.issueDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`);
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
 
   const entryId = newId('jen');
   const inserted = await insertJournalEntry(

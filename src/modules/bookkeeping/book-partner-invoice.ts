@@ -99,7 +99,7 @@ async function insert(
 ): Promise<boolean> {
   const locked = await lockedUntil(trx, companyId);
   if (locked !== null && input.entryDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${entry.documentNumber} is dated ${input.entryDate}`);
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${entry.documentNumber} is dated ${input.entryDate}`, locked);
   return insertJournalEntry(
     trx,
     {

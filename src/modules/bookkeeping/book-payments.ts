@@ -101,6 +101,7 @@ async function bookMoney(
     throw new BookkeepingError(
       'period_locked',
       `the accounting period is locked up to ${locked}; the payment for ${early.invoiceNumber} is dated ${early.date}`,
+      locked,
     );
 
   const prepared = payments.map((payment) => ({ payment, id: newId('jen'), lines: linesOf(chart, payment) }));

@@ -44,6 +44,7 @@ export async function bookPayout(trx: Trx, companyId: string, chart: Chart, payo
     throw new BookkeepingError(
       'period_locked',
       `the accounting period is locked up to ${locked}; the payout of ${payout.statementNumber} is dated ${payout.executionDate}`,
+      locked,
     );
   const invoice = payout.settlesNumber ? ` (Rechnung ${payout.settlesNumber})` : '';
   return insertJournalEntry(

@@ -128,7 +128,7 @@ export async function bookStatement(trx: Trx, companyId: string, chart: Chart, d
 
   const locked = await lockedUntil(trx, companyId);
   if (locked !== null && doc.issueDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`);
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
 
   const inserted = await insertJournalEntry(
     trx,

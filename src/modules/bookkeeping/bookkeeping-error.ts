@@ -21,10 +21,13 @@ export type BookkeepingErrorCode =
 
 export class BookkeepingError extends Error {
   readonly code: BookkeepingErrorCode;
+  /** For `period_locked`: the last day of the locked period (YYYY-MM-DD), for words to a person. */
+  readonly lockedUntil: string | null;
 
-  constructor(code: BookkeepingErrorCode, message: string) {
+  constructor(code: BookkeepingErrorCode, message: string, lockedUntil: string | null = null) {
     super(message);
     this.name = 'BookkeepingError';
     this.code = code;
+    this.lockedUntil = lockedUntil;
   }
 }

@@ -16,15 +16,19 @@ export const OPEN_STATUSES: readonly string[] = ['issued', 'sent', 'partially_pa
 
 /** Open invoices due before `date` and not yet marked overdue (index invoices_overdue_watch). */
 export function overdueCandidatesQuery(db: Database | Trx, companyId: string, date: string) {
-  return db
-    .selectFrom('invoices as i')
-    .select('i.id')
-    .where('i.company_id', '=', companyId)
-    .where(OPEN_INVOICE)
-    .where(sql<boolean>`not i.overdue`)
-    .where('i.due_date', '<', date)
-    .orderBy('i.due_date')
-    .orderBy('i.id');
+  return (
+    db
+      .selectFrom('invoices as i')
+      .select('i.id')
+      .where('i.company_id', '=', companyId)
+      .where(OPEN_INVOICE)
+      .where(sql<boolean>`not i.overdue`)
+      .where('i.due_date', '<', date)
+      // An invoice of 0.00 (a contract credit covering the charge) leaves nothing to pay.
+      .where(sql<boolean>`i.amount_paid_cents < i.total_gross_cents`)
+      .orderBy('i.due_date')
+      .orderBy('i.id')
+  );
 }
 
 /** The overdue candidates, locked for their update. */

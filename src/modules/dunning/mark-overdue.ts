@@ -5,8 +5,8 @@ import { findInvoiceViewRows } from '../invoicing/invoices.repository.ts';
 import { overdueCandidates, setOverdue } from './dunning.repository.ts';
 
 /**
- * Daily task `invoices.overdue` (interface §3, design §5): every open invoice whose due
- * date lies before the run's date becomes `overdue` — the day after the due date, not on
+ * Daily task `invoices.overdue` (interface §3, design §5): every open invoice with an amount
+ * left to pay whose due date lies before the run's date becomes `overdue` — the day after the due date, not on
  * it — with a change-feed position and the event `invoice.overdue`. The flag is set once,
  * so the event comes once per invoice, also when the task runs again or on later days.
  * Runs in the scheduler's transaction (ctx.db): the invoices are locked first, then the

@@ -3,10 +3,11 @@ import type { Database } from '../../db/connection.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { formatDate } from '../../shared/german-format.ts';
 import { newId } from '../../shared/ids.ts';
 import { formatCents } from '../../shared/money.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
-import { bookStatement, reversePartnerInvoice } from '../bookkeeping/index.ts';
+import { BookkeepingError, bookStatement, reversePartnerInvoice } from '../bookkeeping/index.ts';
 import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import type { Mailer } from '../mail/index.ts';
@@ -28,6 +29,21 @@ import { findStatement, viewsOf } from './statements.repository.ts';
 // actor's company and its audit row is written in the same transaction.
 
 export { StatementError, type StatementRefusal } from './statement-error.ts';
+
+/**
+ * A step in one transaction; a booking it would date into a locked accounting period (a
+ * cancellation, an objection's reversal or a payout dated today, after the period was
+ * locked up to today) is the refusal `period_locked`, nothing written.
+ */
+async function decide<T>(db: Database, work: (trx: Trx) => Promise<T>): Promise<T> {
+  try {
+    return await inTransaction(db, work);
+  } catch (error) {
+    if (!(error instanceof BookkeepingError) || error.code !== 'period_locked') throw error;
+    const until = error.lockedUntil ? ` bis einschließlich ${formatDate(error.lockedUntil)}` : '';
+    throw new StatementError(error.message, 'period_locked', `Der Buchungszeitraum ist${until} gesperrt; gebucht wird erst wieder in der offenen Periode.`);
+  }
+}
 
 type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined };
 export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
@@ -92,7 +108,7 @@ async function moveEntries(trx: Trx, statement: StatementRow, from: 'statemented
 }
 
 export function issueDraftStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
-  return inTransaction(deps.db, async (trx) => {
+  return decide(deps.db, async (trx) => {
     const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.status !== 'draft') return { statement: await view(trx, statement), changed: false };
     const now = deps.clock.now();
@@ -132,7 +148,7 @@ export async function sendStatement(deps: Deps, statementId: string, actor?: Act
  * again. A paid statement is not cancelled (the money has gone).
  */
 export function cancelStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
-  return inTransaction(deps.db, async (trx) => {
+  return decide(deps.db, async (trx) => {
     const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.type === 'cancellation')
       throw new StatementError(`statement ${statement.number} cancels another one and cannot be cancelled itself`, 'cancellation_not_cancellable');
@@ -210,7 +226,7 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli', act
  * partner to invoice.
  */
 export function objectToStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
-  return inTransaction(deps.db, async (trx) => {
+  return decide(deps.db, async (trx) => {
     const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
     if (statement.kind !== 'self_billing' || statement.type !== 'statement')
@@ -268,7 +284,7 @@ export function objectToStatement(deps: Deps, statementId: string, by = 'cli', a
 
 /** Marks an issued statement paid (the payout left): its entries paid, the balance moved from statemented to paid. */
 export function markStatementPaid(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
-  return inTransaction(deps.db, (trx) => markStatementPaidIn(trx, deps.clock, statementId, by, actor));
+  return decide(deps.db, (trx) => markStatementPaidIn(trx, deps.clock, statementId, by, actor));
 }
 
 /** markStatementPaid inside the caller's transaction (the payout run pays several at once; it keeps its own audit row). */

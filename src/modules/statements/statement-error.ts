@@ -15,7 +15,8 @@ export type StatementRefusal =
   | 'paid_not_objectable'
   | 'not_payable'
   | 'einvoice_contact_missing'
-  | 'partner_invoice_missing';
+  | 'partner_invoice_missing'
+  | 'period_locked';
 
 export class StatementError extends Error {
   /**

@@ -120,6 +120,7 @@ export const de = {
     not_payable: 'Nur eine ausgestellte oder versendete Abrechnung kann als bezahlt markiert werden.',
     einvoice_contact_missing: 'Die Gutschrift wurde nicht ausgestellt.',
     partner_invoice_missing: 'Zu dieser Bitte um Rechnungsstellung ist noch keine Rechnung des Partners erfasst; erst dann kann sie ausgezahlt werden.',
+    period_locked: 'Der Schritt bucht heute und wurde nicht ausgeführt.',
   } as Record<string, string>,
   refusedOther: 'Der Schritt wurde nicht ausgeführt. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
   // The partner's invoice for a request to invoice (issue 24)
@@ -342,6 +343,7 @@ export const en: typeof de = {
     not_payable: 'Only an issued or sent statement can be marked paid.',
     einvoice_contact_missing: 'The self-billed invoice was not issued.',
     partner_invoice_missing: 'No invoice of the partner is recorded for this request to invoice yet; only then can it be paid out.',
+    period_locked: 'The step books today and was not carried out.',
   },
   refusedOther: 'The step was not carried out. Please reload the page and try again.',
   partnerInvoice: "The partner's invoice",
