@@ -35,3 +35,16 @@ export interface DunningNoticesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** A Mahnsperre (migrations/0041_dunning_stops.sql): for one invoice or all of a customer's, until lifted. */
+export interface DunningStopsTable {
+  company_id: string;
+  id: string;
+  invoice_id: string | null;
+  customer_id: string | null;
+  reason: string;
+  set_by: string;
+  set_at: Timestamp;
+  lifted_by: ColumnType<string | null, string | null | undefined, string | null>;
+  lifted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}

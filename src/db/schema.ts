@@ -3,7 +3,7 @@ import type { DunningPolicy } from '../modules/dunning/policy.ts';
 import type { BookkeepingTables } from './schema-bookkeeping.ts';
 import type { CommissionTables } from './schema-commissions.ts';
 import type { ContractTables } from './schema-contracts.ts';
-import type { DunningNoticesTable } from './schema-dunning.ts';
+import type { DunningNoticesTable, DunningStopsTable } from './schema-dunning.ts';
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
 import type { PayoutTables } from './schema-payouts.ts';
@@ -211,6 +211,7 @@ export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, 
   events: EventsTable;
   scheduler_runs: SchedulerRunsTable;
   dunning_notices: DunningNoticesTable;
+  dunning_stops: DunningStopsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
