@@ -96,10 +96,9 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       });
       web.get('/lang', { config: { public: true } }, async (request, reply) => {
         const to = (request.query as { to?: string }).to === 'en' ? 'en' : 'de';
-        const back =
-          request.headers.referer && sameOrigin(new URL(request.headers.referer).origin, request.headers.host)
-            ? new URL(request.headers.referer).pathname
-            : '/app';
+        // Back to the page it came from; a Referer that is no URL or from elsewhere is ignored.
+        const referer = URL.parse(request.headers.referer ?? '');
+        const back = referer && sameOrigin(referer.origin, request.headers.host) ? referer.pathname : '/app';
         return reply
           .setCookie(LANG_COOKIE, to, { path: '/app', sameSite: 'lax', httpOnly: true, maxAge: 365 * 24 * 3600 })
           .code(303)

@@ -42,6 +42,7 @@ async function customerStep(request: FastifyRequest, reply: FastifyReply, deps: 
   const t = request.t;
   const d = t.drafts;
   const q = String((request.query as { q?: string }).q ?? '')
+    .replace(/\p{Cc}/gu, ' ')
     .trim()
     .slice(0, 100);
   let query = deps.db.selectFrom('customers').select(['id', 'name', 'kundennummer', 'city', 'email']).where('company_id', '=', member.company.id);

@@ -1,5 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
+import { isCalendarDate } from '../../shared/dates.ts';
 
 // The invoice list of the app: search by number or customer name, status, issue period,
 // sorted by one column either way, paged by key (the last row's sort value and id), so the
@@ -43,26 +44,53 @@ export type ListedInvoice = {
   sort_value: string;
 };
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const INVOICE_ID = /^inv_[0-9a-z]{26}$/;
 
-/** Reads the page's query string; anything unknown falls back to the default. */
-export function parseListQuery(raw: Record<string, string | undefined>): ListQuery {
-  const sort = (Object.keys(SORTS) as SortKey[]).includes(raw.sort as SortKey) ? (raw.sort as SortKey) : 'issue_date';
-  let after: ListQuery['after'] = null;
-  if (raw.after) {
-    try {
-      const decoded = JSON.parse(Buffer.from(raw.after, 'base64url').toString('utf8'));
-      if (Array.isArray(decoded) && typeof decoded[0] === 'string' && typeof decoded[1] === 'string') after = { value: decoded[0], id: decoded[1] };
-    } catch {}
+/** One value of the query string: a repeated parameter (an array) or a missing one is none. */
+const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** A typed date that exists (no 2026-02-30, which PostgreSQL would refuse), else none. */
+const calendarDay = (value: string | undefined): string | null => (value && isCalendarDate(value) && value >= '0001-01-01' ? value : null);
+
+/** A paging key as the list wrote it for `sort`; anything else (edited, from another sort) is none. */
+function decodeAfter(raw: string | undefined, sort: SortKey): ListQuery['after'] {
+  if (!raw || raw.length > 2000) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    return null;
   }
+  if (!Array.isArray(decoded) || typeof decoded[0] !== 'string' || typeof decoded[1] !== 'string' || !INVOICE_ID.test(decoded[1])) return null;
+  const value = decoded[0];
+  const fits =
+    sort === 'gross'
+      ? /^-?\d{1,15}$/.test(value)
+      : sort === 'issue_date' || sort === 'due_date'
+        ? calendarDay(value) !== null
+        : value.length <= 1000 && !value.includes('\u0000');
+  return fits ? { value, id: decoded[1] } : null;
+}
+
+/**
+ * Reads the page's query string; anything unknown, impossible or malformed (a hand-edited
+ * address, an old bookmark) falls back to the default, so the page shows instead of an error.
+ */
+export function parseListQuery(raw: Record<string, unknown>): ListQuery {
+  const rawSort = one(raw.sort);
+  const sort = (Object.keys(SORTS) as SortKey[]).includes(rawSort as SortKey) ? (rawSort as SortKey) : 'issue_date';
+  const status = one(raw.status);
+  const dir = one(raw.dir);
   return {
-    q: (raw.q ?? '').trim().slice(0, 100),
-    status: STATUS_FILTERS.includes(raw.status as StatusFilter) ? (raw.status as StatusFilter) : null,
-    from: raw.from && DATE.test(raw.from) ? raw.from : null,
-    to: raw.to && DATE.test(raw.to) ? raw.to : null,
+    q: (one(raw.q) ?? '')
+      .replace(/\p{Cc}/gu, ' ')
+      .trim()
+      .slice(0, 100),
+    status: STATUS_FILTERS.includes(status as StatusFilter) ? (status as StatusFilter) : null,
+    from: calendarDay(one(raw.from)),
+    to: calendarDay(one(raw.to)),
     sort,
-    dir: raw.dir === 'asc' ? 'asc' : raw.dir === 'desc' ? 'desc' : sort === 'issue_date' || sort === 'gross' ? 'desc' : 'asc',
-    after,
+    dir: dir === 'asc' ? 'asc' : dir === 'desc' ? 'desc' : sort === 'issue_date' || sort === 'gross' ? 'desc' : 'asc',
+    after: decodeAfter(one(raw.after), sort),
     limit: 50,
   };
 }
