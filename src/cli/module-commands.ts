@@ -9,6 +9,7 @@ import { PERIOD_COMMANDS } from './period-commands.ts';
 import { RECORD_COMMANDS } from './record-commands.ts';
 import { SETTINGS_COMMANDS } from './settings-commands.ts';
 import { STATEMENT_COMMANDS } from './statement-commands.ts';
+import { USER_COMMANDS } from './user-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 // Commands that modules add to `kontor`. Each module keeps its handlers in a file of
@@ -20,6 +21,7 @@ export const MODULE_COMMANDS: ModuleCommand[] = [
   ...STATEMENT_COMMANDS,
   ...ATTRIBUTION_COMMANDS,
   ...APP_ACTION_COMMANDS,
+  ...USER_COMMANDS,
   ...SETTINGS_COMMANDS,
   ...API_KEY_COMMANDS,
   ...RECORD_COMMANDS,

@@ -5,6 +5,7 @@
 import * as books from './texts/books.ts';
 import * as drafts from './texts/drafts.ts';
 import * as keys from './texts/keys.ts';
+import * as people from './texts/people.ts';
 import * as records from './texts/records.ts';
 import * as settings from './texts/settings.ts';
 import * as share from './texts/share.ts';
@@ -143,6 +144,7 @@ const de = {
     'payout.run': 'Zahllauf erstellt',
     'payment.assigned': 'Zahlung von Hand zugeordnet',
     'person.invited': 'Person eingeladen',
+    'person.password_reset': 'Passwort zurückgesetzt',
     'person.role_changed': 'Rolle geändert',
     'person.deactivated': 'Person deaktiviert',
     'person.reactivated': 'Person aktiviert',
@@ -266,6 +268,7 @@ const de = {
   keys: keys.de,
   records: records.de,
   share: share.de,
+  people: people.de,
   drafts: drafts.de,
   books: books.de,
 };
@@ -401,6 +404,7 @@ const en: Messages = {
     'payout.run': 'Payout run created',
     'payment.assigned': 'Payment assigned by hand',
     'person.invited': 'Person invited',
+    'person.password_reset': 'Password reset',
     'person.role_changed': 'Role changed',
     'person.deactivated': 'Person deactivated',
     'person.reactivated': 'Person activated',
@@ -509,6 +513,7 @@ const en: Messages = {
   keys: keys.en,
   records: records.en,
   share: share.en,
+  people: people.en,
   drafts: drafts.en,
   books: books.en,
 };

@@ -31,10 +31,15 @@ describe('people of the organisation in the app', () => {
 
   test('an invitation shows the one-time password once; the person must replace it and sees only their company', async () => {
     await admin.get('/app/users');
-    const invited = await admin.post('/app/users/invite', { email: ` ${email.toUpperCase()} `, role: 'member', company: t.company.companyId });
+    const posted = await admin.post('/app/users/invite', { email: ` ${email.toUpperCase()} `, role: 'member', company: t.company.companyId });
+    // Post/Redirect/Get: the password is in no URL; the page the POST leads to shows it once.
+    assert.equal(posted.status, 303);
+    assert.equal(posted.location, '/app/users?shown=1');
+    const invited = await admin.get(posted.location as string);
     assert.equal(invited.status, 200);
     assert.match(invited.body, /neu\.kollegin@example\.com wurde eingeladen/);
     invitedPassword = /<p class="mono strong">([0-9A-Za-z]{20})<\/p>/.exec(invited.body)?.[1] as string;
+    const usersAfter = await countRows(t.handle, 'users');
     assert.ok(invitedPassword, 'the one-time password is on the page');
     const user = await t.handle.db
       .selectFrom('users')
@@ -47,8 +52,12 @@ describe('people of the organisation in the app', () => {
     const audit = await t.handle.db.selectFrom('audit_log').select(['action', 'after']).where('subject_id', '=', invitedId).execute();
     assert.equal(audit[0]?.action, 'person.invited');
     assert.doesNotMatch(JSON.stringify(audit), new RegExp(invitedPassword));
-    // The list afterwards does not show it again.
+    // A reload of that page, or the list afterwards, does not show it again (and makes no second one).
+    const reload = await admin.get('/app/users?shown=1');
+    assert.doesNotMatch(reload.body, new RegExp(invitedPassword));
+    assert.match(reload.body, /Das Einmal-Passwort wurde nur einmal angezeigt/);
     assert.doesNotMatch((await admin.get('/app/users')).body, new RegExp(invitedPassword));
+    assert.equal(await countRows(t.handle, 'users'), usersAfter);
     const person = new WebClient(t.app, '198.51.100.99');
     assert.equal((await person.signIn(email, invitedPassword)).location, '/app/password');
     await person.get('/app/password');
@@ -158,5 +167,105 @@ describe('people of the organisation in the app', () => {
     assert.equal(invite.status, 422);
     const row = await t.handle.db.selectFrom('memberships').select('active').where('user_id', '=', other.userId).executeTakeFirstOrThrow();
     assert.equal(row.active, true);
+  });
+
+  test('the invite form refuses an address that is no e-mail address, with the message at the field', async () => {
+    const before = await countRows(t.handle, 'users');
+    for (const bad of [
+      '"><img/src=x/onerror=alert(1)>@example.com',
+      'kein-at-zeichen',
+      'a b@example.com',
+      'name@localhost',
+      `${'x'.repeat(250)}@example.com`,
+    ]) {
+      const refused = await post('/app/users/invite', { email: bad, role: 'admin', company: t.company.companyId });
+      assert.equal(refused.status, 422, bad);
+      assert.match(
+        refused.body,
+        /aria-invalid="true" aria-describedby="invite-email-error"[^>]*>\s*<p id="invite-email-error" class="hint"><span class="badge error">Fehler<\/span> Bitte geben Sie eine gültige E-Mail-Adresse an, z\. B\. name@firma\.de\.<\/p>/,
+      );
+      assert.doesNotMatch(refused.body, /<img/, 'the typed text is shown escaped');
+      assert.match(refused.body, /<option value="admin" selected>/, 'the form keeps what was chosen');
+    }
+    assert.equal(await countRows(t.handle, 'users'), before);
+  });
+
+  test('an admin resets a password: a one-time password shown once, every session of the person ended, a new password at the next sign-in', async () => {
+    const resetEmail = 'vergesslich@example.com';
+    await admin.get('/app/users');
+    const posted = await admin.post('/app/users/invite', { email: resetEmail, role: 'member', company: t.company.companyId });
+    const first = /<p class="mono strong">([0-9A-Za-z]{20})<\/p>/.exec((await admin.get(posted.location as string)).body)?.[1] as string;
+    const person = new WebClient(t.app, '198.51.100.96');
+    await person.signIn(resetEmail, first);
+    await person.get('/app/password');
+    await person.post('/app/password', { current: first, next: 'vergessenes Passwort', repeat: 'vergessenes Passwort' });
+    const phone = new WebClient(t.app, '198.51.100.95');
+    assert.equal((await phone.signIn(resetEmail, 'vergessenes Passwort')).location, '/app/dashboard');
+    assert.equal((await person.get('/app/dashboard')).status, 200);
+    const id = (await t.handle.db.selectFrom('users').select('id').where('email', '=', resetEmail).executeTakeFirstOrThrow()).id;
+
+    const list = await admin.get('/app/users');
+    assert.match(
+      list.body,
+      new RegExp(`action="/app/users/${id}/password-reset"[^>]*data-confirm="Passwort von vergesslich@example\\.com wirklich zurücksetzen\\?`),
+    );
+    assert.match(list.body, /aria-label="Passwort von vergesslich@example\.com zurücksetzen">Passwort zurücksetzen<\/button>/);
+    const reset = await admin.post(`/app/users/${id}/password-reset`);
+    assert.equal(reset.status, 303);
+    assert.equal(reset.location, '/app/users?shown=1');
+    const shown = await admin.get(reset.location as string);
+    assert.match(shown.body, /Das Passwort von vergesslich@example\.com wurde zurückgesetzt/);
+    assert.match(shown.body, /Alle Sitzungen der Person wurden beendet/);
+    const oneTime = /<p class="mono strong">([0-9A-Za-z]{20})<\/p>/.exec(shown.body)?.[1] as string;
+    assert.ok(oneTime);
+    // A reload shows it no more and makes no second one.
+    const reload = await admin.get('/app/users?shown=1');
+    assert.doesNotMatch(reload.body, /class="mono strong"/);
+    assert.match(reload.body, /nur einmal angezeigt/);
+    // Both sessions of the person ended; the old password opens nothing; the new one leads to the password change.
+    assert.match((await person.get('/app/dashboard')).location ?? '', /ended=1/);
+    assert.equal((await phone.get('/app/dashboard')).status, 303);
+    assert.equal((await new WebClient(t.app, '198.51.100.94').signIn(resetEmail, 'vergessenes Passwort')).status, 401);
+    const again = new WebClient(t.app, '198.51.100.93');
+    assert.equal((await again.signIn(resetEmail, oneTime)).location, '/app/password');
+    assert.equal((await again.get('/app/dashboard')).location, '/app/password');
+    // The trail names the reset, never the password.
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'user_id', 'after'])
+      .where('subject_id', '=', id)
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
+    assert.equal(audit.action, 'person.password_reset');
+    assert.equal(audit.user_id, t.company.userId);
+    assert.deepEqual(typeof audit.after === 'string' ? JSON.parse(audit.after) : audit.after, { sessions_ended: 2 });
+    assert.doesNotMatch(JSON.stringify(await t.handle.db.selectFrom('audit_log').selectAll().execute()), new RegExp(oneTime));
+    // The sealed cookie of another session opens nothing there.
+    await admin.get('/app/users');
+    await admin.post(`/app/users/${id}/password-reset`);
+    const sealed = admin.cookies.get('kontor_shown') as string;
+    assert.ok(sealed);
+    const other = await signedIn(t, t.company.password);
+    other.cookies.set('kontor_shown', sealed);
+    assert.doesNotMatch((await other.get('/app/users?shown=1')).body, /class="mono strong"/);
+  });
+
+  test('a reset is refused for oneself, for a person of another organisation, and for a person who also belongs to another one', async () => {
+    const before = await countRows(t.handle, 'audit_log');
+    const self = await post(`/app/users/${t.company.userId}/password-reset`, {});
+    assert.equal(self.status, 422);
+    assert.match(self.body, /Ihr eigenes Passwort setzen Sie nicht zurück, sondern ändern es unter „Passwort ändern“/);
+    assert.doesNotMatch(self.body, new RegExp(`/app/users/${t.company.userId}/password-reset`), 'no reset button for oneself');
+    const other = await t.newCompany('fremd-reset');
+    const foreign = await post(`/app/users/${other.userId}/password-reset`, {});
+    assert.equal(foreign.status, 422);
+    assert.match(foreign.body, /gehört nicht zu Ihrer Organisation/);
+    // The other organisation's admin is invited here too: their login opens both organisations.
+    await post('/app/users/invite', { email: other.adminEmail, role: 'member', company: t.company.companyId });
+    const shared = await post(`/app/users/${other.userId}/password-reset`, {});
+    assert.equal(shared.status, 422);
+    assert.match(shared.body, /gehört auch zu einer anderen Organisation/);
+    assert.equal(await countRows(t.handle, 'audit_log'), before + 1, 'only the invitation');
+    assert.equal((await post('/app/users/usr_nope/password-reset', {})).status, 404);
   });
 });

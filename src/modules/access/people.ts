@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { isEmailAddress } from '../../shared/email.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
 import { hashPassword } from '../../shared/passwords.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
-import { EMAIL } from './bootstrap-organization.ts';
 
 // The people of an organisation as its admins manage them in the app (issue 15, point 1):
 // invite (a one-time password shown once, to be changed at the first sign-in), role,
@@ -17,6 +18,9 @@ import { EMAIL } from './bootstrap-organization.ts';
 // active admin.
 
 export class PeopleError extends Error {}
+
+/** The refusal of an address that is no e-mail address (shared/email.ts: the API's check). */
+export const INVALID_EMAIL = 'Bitte geben Sie eine gültige E-Mail-Adresse an (z. B. name@firma.de).';
 
 export type Person = { user_id: string; email: string; role: 'admin' | 'member'; active: boolean; company_ids: string[] };
 
@@ -89,7 +93,7 @@ export async function invitePerson(
   input: { email: string; role: string; companyIds: readonly string[] },
 ): Promise<Invited> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) throw new PeopleError('Bitte geben Sie eine gültige E-Mail-Adresse an.');
+  if (!isEmailAddress(email)) throw new PeopleError(INVALID_EMAIL);
   if (input.role !== 'admin' && input.role !== 'member') throw new PeopleError('Die Rolle ist Administrator oder Mitglied.');
   const role = input.role;
   if (input.companyIds.length === 0) throw new PeopleError('Bitte wählen Sie mindestens eine Firma.');
@@ -206,4 +210,64 @@ export async function setPersonCompany(deps: { db: Database; clock: Clock }, act
       after: { company_id: companyId },
     });
   });
+}
+
+export type PasswordReset = { userId: string; email: string; oneTimePassword: string; sessionsEnded: number };
+
+/**
+ * Resets a person's password (issue 25): a new one-time password (returned once, stored only
+ * hashed), to be replaced at the next sign-in as after an invitation; every session of the
+ * person ends, their API keys stay as they are. An admin resets another person of the
+ * organisation, never themselves (that is "Passwort ändern", which needs the current one;
+ * a reset would end the admin's own session by accident), and not a person who also
+ * belongs to another organisation (their login opens that one too: only they themselves or
+ * the operator may reset it). `actor: 'server'` is the operator's recovery on the machine
+ * (`kontor admin user reset-password` without --by): any person, in the trail of each of
+ * their organisations as done by the person themselves with `by: "server"`.
+ */
+export async function resetPassword(deps: { db: Database; clock: Clock }, actor: Actor | 'server', userId: string): Promise<PasswordReset> {
+  if (actor !== 'server' && userId === actor.userId)
+    throw new PeopleError('Ihr eigenes Passwort setzen Sie nicht zurück, sondern ändern es unter „Passwort ändern“.');
+  const password = randomBase62(20);
+  const passwordHash = await hashPassword(password);
+  return inTransaction(deps.db, async (trx) => {
+    if (actor !== 'server') await member(trx, actor.organizationId, userId);
+    const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', userId).forUpdate().executeTakeFirst();
+    if (!user) throw new PeopleError('Diese Person gehört nicht zu Ihrer Organisation.');
+    const organizations = await trx.selectFrom('memberships').select('organization_id').where('user_id', '=', userId).orderBy('organization_id').execute();
+    if (actor !== 'server' && organizations.some((o) => o.organization_id !== actor.organizationId))
+      throw new PeopleError(
+        `${user.email} gehört auch zu einer anderen Organisation; das Passwort kann nur die Person selbst ändern oder der Betreiber auf dem Server zurücksetzen.`,
+      );
+    await trx.updateTable('users').set({ password_hash: passwordHash, password_change_required: true }).where('id', '=', userId).execute();
+    const ended = await endAllSessionsOf(trx, deps.clock.now(), userId);
+    // A lock after failed sign-ins ends too: the person signs in with the new password at once.
+    await trx
+      .deleteFrom('sign_in_throttle')
+      .where('key', '=', `account:${createHash('sha256').update(user.email).digest('hex')}`)
+      .execute();
+    const now = deps.clock.now();
+    const audited =
+      actor === 'server' ? organizations.map((o) => ({ userId, organizationId: o.organization_id, companyId: null })) : [{ ...actor, companyId: null }];
+    for (const who of audited) {
+      await recordAudit(trx, who, now, {
+        action: 'person.password_reset',
+        subjectType: 'user',
+        subjectId: userId,
+        after: { sessions_ended: ended, ...(actor === 'server' ? { by: 'server' } : {}) },
+      });
+    }
+    return { userId, email: user.email, oneTimePassword: password, sessionsEnded: ended };
+  });
+}
+
+/** Ends every open session of the person (the app's sessions table; web/session/sessions.ts reads it). */
+async function endAllSessionsOf(trx: Trx, now: Date, userId: string): Promise<number> {
+  const result = await trx
+    .updateTable('app_sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -1,21 +1,27 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invitePerson, listPeople, PeopleError, setPersonActive, setPersonCompany, setPersonRole } from '../../modules/access/people.ts';
+import { invitePerson, listPeople, PeopleError, resetPassword, setPersonActive, setPersonCompany, setPersonRole } from '../../modules/access/people.ts';
+import { isEmailAddress } from '../../shared/email.ts';
 import { html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
+import { keepForOneDisplay, type Shown, takeForDisplay } from '../session/shown-once.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
-// The people of the organisation (admins only): invite (the one-time password is shown here
-// once), role, active, and the companies each reaches. The API keys follow (people.ts).
+// The people of the organisation (admins only): invite, reset a password (the one-time
+// password is shown once, after a redirect: session/shown-once.ts), role, active, and the
+// companies each reaches. The API keys follow (people.ts).
 
 const USER_ID = /^usr_[0-9a-z]{26}$/;
 const COMPANY_ID = /^cmp_[0-9a-z]{26}$/;
 
 export function registerUserPages(web: FastifyInstance, deps: WebDeps): void {
-  const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, invited?: { email: string; password: string }) => {
+  type Typed = { email: string; role: string; companies: string[]; error: string };
+  const overview = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, typed?: Typed) => {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
     const t = request.t;
+    const shown: Shown | null = status === 200 ? takeForDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now()) : null;
+    const shownBefore = !shown && (request.query as { shown?: string }).shown === '1';
     const csrf = member.session.csrfToken;
     const people = await listPeople(deps.db, member.company.organizationId);
     const companies = await deps.db
@@ -25,18 +31,23 @@ export function registerUserPages(web: FastifyInstance, deps: WebDeps): void {
       .orderBy('name')
       .execute();
     const nameOf = new Map(companies.map((c) => [c.id, c.name]));
-    const invitedBox = invited
-      ? html`<section class="panel" aria-labelledby="invited-heading"><h2 id="invited-heading">${t.invitedTitle(invited.email)}</h2>
-<p>${t.invitedPassword}</p><p class="mono strong">${invited.password}</p><p class="hint">${t.invitedHint}</p></section>`
+    const invitedBox = shown
+      ? html`<section class="panel" aria-labelledby="invited-heading"><h2 id="invited-heading">${shown.kind === 'reset' ? t.people.resetTitle(shown.email) : t.invitedTitle(shown.email)}</h2>
+<p>${shown.kind === 'reset' ? t.people.resetPassword1 : t.invitedPassword}</p><p class="mono strong">${shown.password}</p><p class="hint">${t.invitedHint}</p></section>`
+      : shownBefore
+        ? html`<p class="hint" role="status">${t.people.shownOnce}</p>`
+        : '';
+    const emailError = typed?.error
+      ? html`<p id="invite-email-error" class="hint"><span class="badge error">${t.settings.error}</span> ${typed.error}</p>`
       : '';
     const body = html`${invitedBox}
 <section class="panel" aria-labelledby="invite-heading"><h2 id="invite-heading">${t.invite}</h2>
 <form method="post" action="/app/users/invite" class="form">${csrfField(csrf)}
-<label for="invite-email">${t.email}</label><input id="invite-email" name="email" type="email" required autocomplete="off">
-<label for="invite-role">${t.role}</label><select id="invite-role" name="role"><option value="member">${t.roles.member}</option><option value="admin">${t.roles.admin}</option></select>
+<label for="invite-email">${t.email}</label><input id="invite-email" name="email" type="email" required autocomplete="off" maxlength="254" value="${typed?.email ?? ''}"${typed?.error ? html` aria-invalid="true" aria-describedby="invite-email-error" autofocus` : ''}>${emailError}
+<label for="invite-role">${t.role}</label><select id="invite-role" name="role"><option value="member">${t.roles.member}</option><option value="admin"${typed?.role === 'admin' ? html` selected` : ''}>${t.roles.admin}</option></select>
 <fieldset><legend>${t.companies}</legend>${companies.map(
       (c) =>
-        html`<label class="check"><input type="checkbox" name="company" value="${c.id}"${c.id === member.company.id ? html` checked` : ''}> ${c.name}</label>`,
+        html`<label class="check"><input type="checkbox" name="company" value="${c.id}"${(typed ? typed.companies.includes(c.id) : c.id === member.company.id) ? html` checked` : ''}> ${c.name}</label>`,
     )}</fieldset>
 <button type="submit" class="primary">${t.inviteButton}</button></form></section>
 <h2>${t.users}</h2>
@@ -51,7 +62,8 @@ export function registerUserPages(web: FastifyInstance, deps: WebDeps): void {
 <select id="role-${p.user_id}" name="role"${self ? html` disabled` : ''}><option value="member"${p.role === 'member' ? html` selected` : ''}>${t.roles.member}</option><option value="admin"${p.role === 'admin' ? html` selected` : ''}>${t.roles.admin}</option></select>
 ${self ? '' : html`<button type="submit">${t.save}</button>`}</form></td>
 <td>${p.active ? t.active : html`<span class="badge warn">${t.inactive}</span>`}
-${self ? '' : html`<form method="post" action="/app/users/${p.user_id}/active" class="inline">${csrfField(csrf)}<input type="hidden" name="active" value="${p.active ? '0' : '1'}"><button type="submit">${p.active ? t.deactivate : t.reactivate}</button></form>`}</td>
+${self ? '' : html`<form method="post" action="/app/users/${p.user_id}/active" class="inline">${csrfField(csrf)}<input type="hidden" name="active" value="${p.active ? '0' : '1'}"><button type="submit">${p.active ? t.deactivate : t.reactivate}</button></form>`}
+${self ? '' : html`<form method="post" action="/app/users/${p.user_id}/password-reset" class="inline" data-confirm="${t.people.resetPasswordConfirm(p.email)}">${csrfField(csrf)}<button type="submit" aria-label="${t.people.resetPasswordLabel(p.email)}">${t.people.resetPassword}</button></form>`}</td>
 <td><ul class="plain">${p.company_ids.map(
         (id) =>
           html`<li>${nameOf.get(id) ?? id}${
@@ -101,11 +113,41 @@ ${
     const companies = body.company === undefined ? [] : Array.isArray(body.company) ? body.company : [body.company];
     if (companies.length > 100 || companies.some((c) => !COMPANY_ID.test(c)))
       return overview(request, reply, { kind: 'error', text: request.t.badRequest }, 400);
+    const email = String(body.email ?? '').slice(0, 1000);
+    // The address is checked as the API checks one (shared/email.ts); the message stands at the field.
+    if (!isEmailAddress(email.trim().toLowerCase()))
+      return overview(request, reply, null, 422, { email, role: String(body.role ?? ''), companies, error: request.t.people.invalidEmail });
     try {
-      const invited = await invitePerson(deps, actorOf(member), { email: String(body.email ?? ''), role: String(body.role ?? ''), companyIds: companies });
-      // The one-time password is shown once, on this answer (not a redirect: it is in no URL and no log).
-      if (invited.oneTimePassword) return overview(request, reply, null, 200, { email: invited.email, password: invited.oneTimePassword });
+      const invited = await invitePerson(deps, actorOf(member), { email, role: String(body.role ?? ''), companyIds: companies });
+      // The one-time password is shown once, on the page this redirects to (Post/Redirect/Get).
+      if (invited.oneTimePassword) {
+        keepForOneDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now(), {
+          kind: 'invited',
+          email: invited.email,
+          password: invited.oneTimePassword,
+        });
+        return redirect(reply, '/app/users?shown=1');
+      }
       return overview(request, reply, { kind: 'ok', text: request.t.invitedExisting(invited.email) });
+    } catch (error) {
+      if (error instanceof PeopleError) return overview(request, reply, { kind: 'error', text: error.message }, 422);
+      throw error;
+    }
+  });
+
+  web.post('/users/:id/password-reset', { config: { adminOnly: true } }, async (request, reply) => {
+    const id = userId(request);
+    if (!id) return reply.callNotFound();
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    try {
+      const reset = await resetPassword(deps, actorOf(member), id);
+      keepForOneDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now(), {
+        kind: 'reset',
+        email: reset.email,
+        password: reset.oneTimePassword,
+      });
+      return redirect(reply, '/app/users?shown=1');
     } catch (error) {
       if (error instanceof PeopleError) return overview(request, reply, { kind: 'error', text: error.message }, 422);
       throw error;
