@@ -124,6 +124,64 @@ describe('kontor: the back-office actions on the command line', () => {
     assert.match(again.stderr, /gehört bereits zur Organisation/);
   });
 
+  test('admin user invite refuses what is no e-mail address, as the API and the app do', async () => {
+    const before = await countRows(t.handle, 'users');
+    const refused = await kontor(
+      'admin',
+      'user',
+      'invite',
+      '"><img/src=x/onerror=alert(1)>@example.com',
+      '--company',
+      t.company.companyId,
+      '--by',
+      t.company.adminEmail,
+    );
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'kontor: Bitte geben Sie eine gültige E-Mail-Adresse an (z. B. name@firma.de).\n');
+    assert.equal(await countRows(t.handle, 'users'), before);
+  });
+
+  test('admin user reset-password: a one-time password printed once, sessions ended; --by an admin, or the operator without --by', async () => {
+    const { signIn } = await import('../../src/web/session/sign-in.ts');
+    const { findSession } = await import('../../src/web/session/sessions.ts');
+    const invited = JSON.parse(
+      (await kontor('admin', 'user', 'invite', 'cli.vergesslich@example.com', '--company', t.company.companyId, '--by', t.company.adminEmail, '--json')).stdout,
+    );
+    const session = await signIn(t.handle.db, t.clock, { email: invited.email, password: invited.one_time_password, address: '192.0.2.1' });
+    assert.ok(session.ok);
+    const byAdmin = await kontor('admin', 'user', 'reset-password', '--email', 'CLI.Vergesslich@example.com', '--by', t.company.adminEmail);
+    assert.equal(byAdmin.code, 0, byAdmin.stderr);
+    const password = /one-time password \(shown once, to be changed at the next sign-in\): ([0-9A-Za-z]{20})\n$/.exec(byAdmin.stdout)?.[1] as string;
+    assert.match(byAdmin.stdout, /^password of cli\.vergesslich@example\.com reset; 1 session\(s\) ended;/);
+    assert.equal(await findSession(t.handle.db, t.clock, session.ok ? session.token : ''), null, 'the session ended');
+    assert.equal((await signIn(t.handle.db, t.clock, { email: invited.email, password: invited.one_time_password, address: '192.0.2.1' })).ok, false);
+    const next = await signIn(t.handle.db, t.clock, { email: invited.email, password, address: '192.0.2.1' });
+    assert.ok(next.ok && next.passwordChangeRequired, 'the new one-time password must be replaced at sign-in');
+    // Refusals: a member may not, nobody resets themselves with --by, an unknown address.
+    const byMember = await kontor('admin', 'user', 'reset-password', '--email', t.company.adminEmail, '--by', invited.email);
+    assert.equal(byMember.code, 1);
+    assert.match(byMember.stderr, /is not an admin/);
+    const self = await kontor('admin', 'user', 'reset-password', '--email', t.company.adminEmail, '--by', t.company.adminEmail);
+    assert.equal(self.code, 1);
+    assert.match(self.stderr, /Ihr eigenes Passwort setzen Sie nicht zurück/);
+    assert.equal((await kontor('admin', 'user', 'reset-password', '--email', 'niemand@example.com')).code, 1);
+    // The last admin has lost the password: the operator on the server gives a new one-time password.
+    const server = await kontor('admin', 'user', 'reset-password', '--email', t.company.adminEmail, '--json');
+    assert.equal(server.code, 0, server.stderr);
+    const body = JSON.parse(server.stdout);
+    assert.match(body.one_time_password, /^[0-9A-Za-z]{20}$/);
+    const back = await signIn(t.handle.db, t.clock, { email: t.company.adminEmail, password: body.one_time_password, address: '192.0.2.1' });
+    assert.ok(back.ok && back.passwordChangeRequired);
+    const audit = await t.handle.db
+      .selectFrom('audit_log')
+      .select(['action', 'user_id', 'after'])
+      .where('subject_id', '=', t.company.userId)
+      .where('action', '=', 'person.password_reset')
+      .executeTakeFirstOrThrow();
+    assert.equal(audit.user_id, t.company.userId);
+    assert.match(JSON.stringify(audit.after), /server/);
+  });
+
   test('bank unassigned and bank assign: a credit booked to an invoice by hand', async () => {
     await putCustomer(t, 'kunde-1');
     const invoice = await issueInvoice(t, 'cli-bank');
