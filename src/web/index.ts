@@ -23,7 +23,7 @@ import { registerSettingsPages } from './pages/settings.ts';
 import { registerStatementPages } from './pages/statements.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
-import { sameOrigin, tokenMatches } from './session/csrf.ts';
+import { foreignOrigin, sameOrigin, tokenMatches } from './session/csrf.ts';
 import { findSession } from './session/sessions.ts';
 import { reachableCompanies } from './session/sign-in.ts';
 import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang, type WebDeps } from './web-request.ts';
@@ -75,11 +75,12 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       web.addHook('preHandler', async (request, reply) => {
         if (request.routeOptions.config.public || request.method === 'GET' || request.method === 'HEAD') return;
         if (!request.session) return;
-        // A file upload's token arrives among its parts: the upload's handler checks it (bank.ts).
-        if (String(request.headers['content-type'] ?? '').startsWith('multipart/form-data')) return loadMember(request, reply, deps);
+        // A file upload's token arrives among its parts: the upload's handler checks it (bank.ts); its Origin is checked here.
+        if (String(request.headers['content-type'] ?? '').startsWith('multipart/form-data'))
+          return foreignOrigin(request) ? refuseForm(request, reply) : loadMember(request, reply, deps);
         const body = request.body as Record<string, unknown> | undefined;
         const token = body?._csrf ?? request.headers['x-csrf-token'];
-        if (!tokenMatches(request.session.csrfToken, token) || !sameOrigin(request.headers.origin, request.headers.host)) {
+        if (!tokenMatches(request.session.csrfToken, token) || foreignOrigin(request)) {
           return sendPage(
             reply,
             barePage(request.lang, request.t, request.t.csrfFailed, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`),
@@ -152,9 +153,17 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
   );
 }
 
+/** A refused change (no CSRF token, a foreign Origin): 403 with a German page; the session and its cookie stay. */
+function refuseForm(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendPage(reply, barePage(request.lang, request.t, request.t.csrfFailed, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`), 403);
+}
+
 async function signInFirst(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  // A cross-site form arrives without the SameSite cookie: refused, and the cookie the
+  // browser holds is left alone (clearing it would sign the person out from elsewhere).
+  if (request.method !== 'GET' && request.method !== 'HEAD' && foreignOrigin(request)) return refuseForm(request, reply);
   const hadSession = Boolean(request.cookies[SESSION_COOKIE]);
-  reply.clearCookie(SESSION_COOKIE, { path: '/app' });
+  if (hadSession) reply.clearCookie(SESSION_COOKIE, { path: '/app' });
   if (request.method === 'GET') {
     const next = request.url.startsWith('/app/') && request.url.length < 500 ? request.url : '/app/dashboard';
     return reply

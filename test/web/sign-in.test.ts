@@ -166,6 +166,73 @@ describe('back-office sign-in and sessions', () => {
     assert.equal(await countRows(t.handle, 'app_sessions'), sessionsBefore + 1);
   });
 
+  test('a sign-in from a foreign Origin is refused (login CSRF); a cross-site POST signs nobody out', async () => {
+    const company = await t.newCompany('origin');
+    await signedIn(t, 'das richtige Passwort', company);
+    const sessionsBefore = await countRows(t.handle, 'app_sessions');
+    // A form on another site that would sign this browser in (as the attacker) is refused.
+    const forged = new WebClient(t.app);
+    await forged.get('/app/sign-in');
+    const refused = await forged.post('/app/sign-in', { email: company.adminEmail, password: 'das richtige Passwort' }, { origin: 'https://evil.example' });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body, /Die Anmeldung kam von einer fremden Seite und wurde abgewiesen/);
+    assert.deepEqual(refused.setCookie, [], 'no session cookie');
+    assert.equal(await countRows(t.handle, 'app_sessions'), sessionsBefore);
+    // This server's own Origin signs in.
+    const own = await forged.post('/app/sign-in', { email: company.adminEmail, password: 'das richtige Passwort' }, { origin: 'http://kontor.test' });
+    assert.equal(own.status, 303);
+    assert.equal(own.location, '/app/dashboard');
+    // A cross-site form reaches the server without the SameSite=Lax cookie: refused with a
+    // German page, and the browser's cookie is not cleared (the person stays signed in).
+    const crossSite = await t.app.inject({
+      method: 'POST',
+      url: '/app/sign-out-everywhere',
+      headers: { host: 'kontor.test', origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    assert.equal(crossSite.statusCode, 403);
+    assert.match(crossSite.body, /Das Formular ist abgelaufen/);
+    assert.equal(crossSite.headers['set-cookie'], undefined);
+    // With the cookie (a same-site subdomain) and a foreign Origin: refused, the session stays.
+    await forged.get('/app/dashboard');
+    const withCookie = await forged.post('/app/sign-out-everywhere', {}, { origin: 'https://evil.example' });
+    assert.equal(withCookie.status, 403);
+    assert.deepEqual(withCookie.setCookie, []);
+    assert.equal((await forged.get('/app/dashboard')).status, 200, 'still signed in');
+  });
+
+  test('the bank upload (multipart) checks the Origin like every other POST', async () => {
+    const company = await t.newCompany('upload');
+    const client = await signedIn(t, 'das richtige Passwort', company);
+    const page = await client.get('/app/bank');
+    const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
+    const boundary = '----kontor-origin-test';
+    const payload = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${token}\r\n--${boundary}\r\nContent-Disposition: form-data; name="statement"; filename="a.xml"\r\nContent-Type: application/xml\r\n\r\n<Document/>\r\n--${boundary}--\r\n`,
+    );
+    const upload = (origin: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/app/bank/import',
+        headers: {
+          host: 'kontor.test',
+          origin,
+          cookie: `kontor_session=${client.cookies.get('kontor_session')}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload,
+      });
+    const foreign = await upload('https://evil.example');
+    assert.equal(foreign.statusCode, 403);
+    assert.match(foreign.body, /Das Formular ist abgelaufen/);
+    assert.equal(foreign.headers['set-cookie'], undefined);
+    assert.equal(await countRows(t.handle, 'bank_entries'), 0);
+    // The same upload from this origin reaches the importer (which refuses the file as no statement).
+    const own = await upload('http://kontor.test');
+    assert.notEqual(own.statusCode, 403);
+    assert.equal((await client.get('/app/dashboard')).status, 200);
+  });
+
   test('a member may not open an admin page; an admin may', async () => {
     const company = await t.newCompany('roles');
     const admin = await signedIn(t, 'das richtige Passwort', company);

@@ -3,6 +3,7 @@ import { recordAudit } from '../../modules/audit/audit-log.ts';
 import { html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { barePage, csrfField, type Flash, page } from '../layout.ts';
+import { foreignOrigin } from '../session/csrf.ts';
 import { endAllSessions, endSession, switchCompany } from '../session/sessions.ts';
 import { changePassword, MIN_PASSWORD_LENGTH, reachableCompanies, signIn } from '../session/sign-in.ts';
 import { actorOf, redirect, SESSION_COOKIE, sendPage, shell, type WebDeps } from '../web-request.ts';
@@ -32,6 +33,16 @@ export function registerAccountPages(web: FastifyInstance, deps: WebDeps): void 
   });
 
   web.post('/sign-in', { config: { public: true } }, async (request, reply) => {
+    // Login CSRF: a form on another site must not sign this browser in (as the attacker).
+    if (foreignOrigin(request))
+      return sendPage(
+        reply,
+        barePage(request.lang, request.t, request.t.signInTitle, signInForm(request, '/app/dashboard'), {
+          kind: 'error',
+          text: request.t.people.foreignSignIn,
+        }),
+        403,
+      );
     const form = (request.body ?? {}) as Form;
     const email = String(form.email ?? '').slice(0, 320);
     const next = safeNext(form.next);

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 
 // CSRF protection of every change (POST) of the app: the session's own token must come
 // with the form (`_csrf`) or the header `x-csrf-token`, and a browser's Origin, when it
@@ -19,4 +20,14 @@ export function sameOrigin(origin: string | undefined, host: string | undefined)
   } catch {
     return false;
   }
+}
+
+/**
+ * A browser's POST from another site (its Origin names another host than this server; the
+ * host as a trusted proxy forwards it, see KONTOR_TRUST_PROXY). Sign-in, file uploads and
+ * every other POST are refused then — before the session is looked at, so that a forged
+ * form neither signs anyone in (login CSRF) nor out.
+ */
+export function foreignOrigin(request: FastifyRequest): boolean {
+  return !sameOrigin(request.headers.origin, request.host);
 }
