@@ -9,6 +9,7 @@ import * as people from './texts/people.ts';
 import * as records from './texts/records.ts';
 import * as settings from './texts/settings.ts';
 import * as share from './texts/share.ts';
+import * as trail from './texts/trail.ts';
 
 export type Lang = 'de' | 'en';
 
@@ -271,6 +272,7 @@ const de = {
   people: people.de,
   drafts: drafts.de,
   books: books.de,
+  trail: trail.de,
 };
 
 export type Messages = typeof de;
@@ -516,6 +518,7 @@ const en: Messages = {
   people: people.en,
   drafts: drafts.en,
   books: books.en,
+  trail: trail.en,
 };
 
 export const messages: Record<Lang, Messages> = { de, en };

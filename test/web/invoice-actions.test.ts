@@ -93,7 +93,11 @@ describe('sending and cancelling invoices in the app', () => {
     const after = await web.get(sent.location as string);
     assert.match(after.body, /Die Rechnung wurde per E-Mail an buchhaltung@beispiel\.example gesendet\./);
     assert.match(after.body, /<input type="hidden" name="again" value="1"><button type="submit">Erneut senden<\/button>/);
-    assert.match(after.body, /Rechnung per E-Mail gesendet \(admin-main/, 'the history names the person');
+    assert.match(
+      after.body,
+      new RegExp(`Rechnung ${invoice.number} per E-Mail an buchhaltung@beispiel\\.example gesendet von admin-main`),
+      'the history names the person',
+    );
 
     const again = await web.post(`/app/invoices/${invoice.id}/send`, { again: '1' });
     assert.equal(again.status, 303);

@@ -9,6 +9,8 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, type Member, redirect, sendPage, shell } from '../web-request.ts';
+import { auditSentence, eventSentence } from './audit-words.ts';
+import { bookingsSection, loadInvoiceMoney, paymentHistory, paymentsSection } from './invoice-money.ts';
 import { date, dateTimeFormat, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
@@ -56,7 +58,7 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!invoice) return null;
-  const [lines, events, bookings, audit, related, lastMail, reversals] = await Promise.all([
+  const [lines, events, money, audit, related, lastMail, reversals, notices] = await Promise.all([
     deps.db
       .selectFrom('invoice_lines')
       .select(['position', 'description', 'quantity', 'unit', 'unit_price_net', 'vat_rate', 'net_cents'])
@@ -66,26 +68,18 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       .execute(),
     deps.db
       .selectFrom('events')
-      .select(['type', 'created_at'])
+      .select(['type', 'created_at', sql<number | null>`(data ->> 'dunning_level')::int`.as('dunning_level')])
       .where('company_id', '=', member.company.id)
       .where('subject_id', '=', id)
       .orderBy('seq')
       .execute(),
-    deps.db
-      .selectFrom('journal_entries as e')
-      .innerJoin('journal_lines as l', (join) => join.onRef('l.company_id', '=', 'e.company_id').onRef('l.entry_id', '=', 'e.id'))
-      .select(['e.entry_date', 'e.document_number', 'e.description', 'l.account', 'l.side', 'l.amount_cents', 'l.tax_key'])
-      .where('e.company_id', '=', member.company.id)
-      .where('e.document_id', '=', id)
-      .orderBy('e.entry_date')
-      .orderBy('e.id')
-      .orderBy('l.position')
-      .execute(),
+    // Its payments, reversals and bookings (invoice-money.ts).
+    loadInvoiceMoney(deps.db, member.company.id, id),
     // Who did what to it (an invoice written in the app has no events: migration 0026).
     deps.db
       .selectFrom('audit_log as a')
       .innerJoin('users as u', 'u.id', 'a.user_id')
-      .select(['a.action', 'a.at', 'u.email'])
+      .select(['a.action', 'a.at', 'u.email', 'a.before', 'a.after'])
       .where('a.organization_id', '=', member.company.organizationId)
       .where('a.company_id', '=', member.company.id)
       .where('a.subject_type', '=', 'invoice')
@@ -116,6 +110,15 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
       .where('invoice_id', '=', id)
       .orderBy('created_at')
       .execute(),
+    // The address each reminder went to (its history line names it).
+    deps.db
+      .selectFrom('dunning_notices')
+      .select(['level', sql<string | null>`document -> 'buyer' ->> 'email'`.as('email')])
+      .where('company_id', '=', member.company.id)
+      .where('invoice_id', '=', id)
+      .where('status', '=', 'sent')
+      .orderBy('sent_at')
+      .execute(),
   ]);
   const files = invoice.status === 'draft' ? { pdf: false, xml: false } : await hasFiles(deps, member.company.id, id);
   const numberOf = (other: string | null) => (other ? (related.find((r) => r.id === other)?.number ?? null) : null);
@@ -123,7 +126,8 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     invoice,
     lines,
     events,
-    bookings,
+    money,
+    notices,
     audit,
     reversals,
     files,
@@ -132,6 +136,9 @@ async function loadInvoice(deps: InvoicingDeps, member: Member, id: string) {
     mailUnconfirmed: lastMail?.state === 'unconfirmed',
   };
 }
+
+const json = (value: unknown) =>
+  value === null || value === undefined ? null : ((typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>);
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadInvoice>>>;
 
@@ -237,12 +244,20 @@ export async function renderDetail(
   const d = t.drafts;
   const found = await loadInvoice(deps, member, id);
   if (!found) return reply.callNotFound();
-  const { invoice, lines, events, bookings, files, audit, reversals } = found;
+  const { invoice, lines, events, money, notices, files, audit, reversals } = found;
   const csrf = member.session.csrfToken;
   flash ??= doneFlash(t, done, found);
+  const number = invoice.number ?? t.draft;
+  const said = (level: number | null) => ({
+    number,
+    to: (level === null ? invoice.mail_to : notices.findLast((n) => n.level === level)?.email) ?? '',
+    level: level ?? 0,
+    storno: found.cancelledBy?.number ?? '',
+  });
   const history = [
-    ...events.map((e) => ({ at: e.created_at, text: t.eventTypes[e.type] ?? e.type })),
-    ...audit.map((a) => ({ at: a.at, text: d.byPerson(t.actions[a.action] ?? d.auditActions[a.action] ?? a.action, a.email) })),
+    ...events.map((e) => ({ at: e.created_at, text: eventSentence(t, e.type, said(e.type === 'invoice.dunning_sent' ? (e.dunning_level ?? 0) : null)) })),
+    ...audit.map((a) => ({ at: a.at, text: auditSentence(t, a.action, { who: a.email, subject: number, before: json(a.before), after: json(a.after) }) })),
+    ...paymentHistory(t, money),
     ...reversals.map((r) => ({ at: r.created_at, text: t.books.reversalHistory(r.kind, euro(r.invoice_cents), euro(r.credit_cents), date(r.booking_date)) })),
   ].sort((a, b) => a.at.getTime() - b.at.getTime());
   const link = (ref: { id: string; number: string | null }) => html`<a href="/app/invoices/${ref.id}">${ref.number ?? ref.id}</a>`;
@@ -288,15 +303,10 @@ ${
 <iframe class="pdf" src="/app/invoices/${id}/pdf" title="${t.pdfPreview}"></iframe>`
     : ''
 }
+${paymentsSection(t, invoice, money, time)}
 <h2>${t.history}</h2>
 ${history.length === 0 ? html`<p class="muted">${t.noEvents}</p>` : html`<ul class="timeline">${history.map((e) => html`<li><time>${time.format(e.at)}</time> ${e.text}</li>`)}</ul>`}
-<h2>${t.bookings}</h2>
-${
-  bookings.length === 0
-    ? html`<p class="muted">${t.noBookings}</p>`
-    : html`<div class="table-wrap"><table class="table compact"><thead><tr><th scope="col">${t.issueDate}</th><th scope="col">${t.account}</th><th scope="col">${t.side}</th><th scope="col" class="num">${t.amount}</th><th scope="col">${t.taxKey}</th></tr></thead>
-<tbody>${bookings.map((b) => html`<tr><td>${date(b.entry_date)}</td><td>${b.account}</td><td>${b.side === 'S' ? t.debit : t.credit}</td><td class="num">${euro(b.amount_cents)}</td><td>${b.tax_key ?? ''}</td></tr>`)}</tbody></table></div>`
-}
+${bookingsSection(t, money)}
 <p><a href="/app/invoices">← ${t.invoices}</a></p>`;
   return sendPage(reply, page(shell(request, 'invoices'), title, body, flash), status);
 }
