@@ -19,7 +19,7 @@ const MONTHLY = {
   payment_terms_days: 14,
   items: [
     { ref: 'hosting', product_number: 'HOST-S' },
-    { ref: 'support', description: 'Support-Pauschale', unit_price_net: '15.00', quantity: '2' },
+    { ref: 'support', description: 'Support-Pauschale', unit_price_net: '15.00', quantity: '2', ends_after: '2027-06-30' },
     { ref: 'api', product_ref: 'api-calls' },
   ],
 };
@@ -122,6 +122,15 @@ describe('contracts in the app', () => {
       items,
       /3 API-Aufrufe Artikel API-CALLS nachträglich Staffel \(gestaffelt\) Staffeln: 0 bis unter 1\.000: 0,00 €; 1\.000 bis unter 10\.000: 0,01 €; ab 10\.000: 0,005 € nach Nutzung/,
     );
+    // Issue 25, §2: the day each item is billed until (advance items: January; usage: December,
+    // billed in arrears) beside the item's own end ("unbefristet" when it has none).
+    const ends = [...page.body.matchAll(/<td data-col="billed-until">([^<]*)<\/td><td data-col="ends">([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(ends, [
+      ['31.01.2027', 'unbefristet'],
+      ['31.01.2027', '30.06.2027'],
+      ['31.12.2026', 'unbefristet'],
+    ]);
+    assert.match(items, /Berechnet bis Läuft bis/);
     // Billed: January (59.00 in advance + 15.00 December usage), December (59.00), newest first.
     const cycles = section(page.body, 'cycles-heading');
     const [december, january] = invoices;
@@ -152,6 +161,7 @@ describe('contracts in the app', () => {
     assert.match(body, /Abrechnung vierteljährlich/);
     assert.match(body, /Der Vertrag ist ein Entwurf: Abgerechnet wird erst, wenn er aktiv ist\./);
     assert.match(body, /Noch nichts abgerechnet\./);
+    assert.match(page.body, /<td data-col="billed-until">noch nicht<\/td><td data-col="ends">unbefristet<\/td>/);
     assert.doesNotMatch(page.body, /usage-heading/);
   });
 

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ContractStatus } from '../../db/schema-contracts.ts';
 import { billsUsage } from '../../modules/contracts/billing-plan.ts';
 import { CONTRACT_STATUSES, type ContractListQuery, contractRecord, listContracts } from '../../modules/contracts/contract-records.ts';
+import { billedSoFar } from '../../modules/contracts/item-terms.ts';
+import { addDays } from '../../shared/dates.ts';
 import { formatDecimal } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
@@ -84,6 +86,21 @@ function creditSection(t: Messages['records'], credits: ContractRecordView['cred
     (credit) =>
       html`<tr><td class="wrap">${credit.description}</td><td>${date(credit.service_period_start)} – ${date(credit.service_period_end)}</td><td class="num">${credit.vat_rate} %</td><td class="num">${euro(credit.amount_cents)}</td><td class="num">${euro(credit.open_cents)}</td><td>${credit.uses.map((use, i) => html`${i > 0 ? html`<br>` : ''}<a href="/app/invoices/${use.invoice_id}">${use.invoice_number ?? use.invoice_id}</a> ${euro(use.amount_cents)}`)}</td></tr>`,
   )}</tbody></table></div></section>`;
+}
+
+/**
+ * The last day an item is billed for (issue 25): for items billed by quantity the end of the
+ * days billed so far (contract_items.billed_quantities, or billed_until for older rows); for
+ * usage, billed in arrears, the day before the open usage period once a billing ran, but not
+ * past the item's end. Null: nothing billed yet.
+ */
+function itemBilledUntil(contract: ContractRecordView['contract'], item: ContractRecordView['items'][number]): string | null {
+  if (billsUsage(item)) {
+    const end = contract.last_billing_date && contract.usage_open_from ? addDays(contract.usage_open_from, -1) : null;
+    if (end === null || end < item.starts_on) return null;
+    return item.ends_after !== null && item.ends_after < end ? item.ends_after : end;
+  }
+  return billedSoFar(contract, item)?.at(-1)?.to ?? null;
 }
 
 function cycleBadge(t: Messages['records'], status: string): Html {
@@ -187,14 +204,18 @@ ${k.pauses.length > 0 ? html`<div><dt>${t.pauses}</dt><dd>${k.pauses.map((p, i) 
         );
       return html`${parts}`;
     };
+    const billed = (item: (typeof items)[number]) => {
+      const until = itemBilledUntil(k, item);
+      return until ? date(until) : t.notBilledYet;
+    };
     const itemsTable =
       items.length === 0
         ? html`<p class="muted">${t.noItems}</p>`
         : html`<div class="table-wrap"><table class="table">
-<thead><tr><th scope="col">${t.position}</th><th scope="col">${t.description}</th><th scope="col">${t.timing}</th><th scope="col">${t.pricingModel}</th><th scope="col" class="num">${t.quantity}</th><th scope="col" class="num">${t.unitPrice}</th><th scope="col" class="num">${t.vat}</th><th scope="col">${t.endsAfter}</th></tr></thead>
+<thead><tr><th scope="col">${t.position}</th><th scope="col">${t.description}</th><th scope="col">${t.timing}</th><th scope="col">${t.pricingModel}</th><th scope="col" class="num">${t.quantity}</th><th scope="col" class="num">${t.unitPrice}</th><th scope="col" class="num">${t.vat}</th><th scope="col">${t.billedUntil}</th><th scope="col">${t.endsAfter}</th></tr></thead>
 <tbody>${items.map(
             (item) =>
-              html`<tr><td>${item.position}</td><td class="wrap">${item.description}${item.product_number ? html`<br><span class="muted">${t.product} ${item.product_number}</span>` : ''}</td><td>${t.timings[item.billing_timing] ?? item.billing_timing}</td><td class="wrap">${pricing(item)}</td><td class="num">${billsUsage(item) ? html`<span class="muted">${t.byUsage}</span>` : quantityCell(t, item)}</td><td class="num">${money(item.unit_price_net)}</td><td class="num">${item.vat_rate} %</td><td>${item.ends_after ? date(item.ends_after) : '–'}</td></tr>`,
+              html`<tr><td>${item.position}</td><td class="wrap">${item.description}${item.product_number ? html`<br><span class="muted">${t.product} ${item.product_number}</span>` : ''}</td><td>${t.timings[item.billing_timing] ?? item.billing_timing}</td><td class="wrap">${pricing(item)}</td><td class="num">${billsUsage(item) ? html`<span class="muted">${t.byUsage}</span>` : quantityCell(t, item)}</td><td class="num">${money(item.unit_price_net)}</td><td class="num">${item.vat_rate} %</td><td data-col="billed-until">${billed(item)}</td><td data-col="ends">${item.ends_after ? date(item.ends_after) : t.openEnded}</td></tr>`,
           )}</tbody></table></div>`;
 
     const upcomingTable =
