@@ -39,6 +39,8 @@ export type AppDeps = {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'logLevel'>;
+  /** Config.trustProxy (KONTOR_TRUST_PROXY): whose X-Forwarded-* headers count; unset = nobody's. */
+  trustProxy?: Config['trustProxy'];
   authenticator?: Authenticator;
   logger?: FastifyServerOptions['logger'];
   /** Request and header timeouts (http/transport.ts); tests pass short ones. */
@@ -53,11 +55,20 @@ export type AppDeps = {
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** 'in-front': the peer of the connection (hop 0) is the proxy, whatever its address; nobody behind it. */
+function fastifyTrustProxy(trust: Config['trustProxy']): FastifyServerOptions['trustProxy'] {
+  if (trust === 'in-front') return (_address: string, hop: number) => hop === 0;
+  return trust;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
     bodyLimit: BODY_LIMIT,
     genReqId: newRequestId,
+    // Behind a TLS-terminating proxy: its X-Forwarded-Proto makes the session cookie Secure and
+    // its X-Forwarded-For is the address sign-in throttling counts — only from a trusted proxy.
+    trustProxy: fastifyTrustProxy(deps.trustProxy ?? false),
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -89,6 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, docsUiOptions);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Who opens the server's address in a browser lands in the app (the API lives under /v1).
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.code(302).header('location', '/app').send());
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(

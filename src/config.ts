@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { randomBase62 } from './shared/ids.ts';
 
@@ -23,6 +24,13 @@ export type Config = {
   baseRatesFile: string | undefined;
   /** KONTOR_EVENT_RETENTION_DAYS: days finished webhook deliveries, their attempts and events are kept (webhooks/prune-webhook-history.ts). */
   eventRetentionDays: number;
+  /**
+   * KONTOR_TRUST_PROXY: whose X-Forwarded-Proto/-For/-Host Kontor believes. false (off, the
+   * default): nobody's, the connection's own address and scheme count; a list of addresses
+   * or CIDR ranges: the proxies connecting from there; 'in-front': whoever connects (Kontor
+   * is reachable only through its proxy).
+   */
+  trustProxy: false | 'in-front' | string[];
 };
 
 export class ConfigError extends Error {}
@@ -54,6 +62,24 @@ export function eventRetentionDays(env: NodeJS.ProcessEnv = process.env): number
   return n;
 }
 
+/** KONTOR_TRUST_PROXY: off (default), true (the one in front), or addresses/CIDRs separated by commas. */
+export function trustProxy(value: string | undefined): Config['trustProxy'] {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'off' || text === 'false') return false;
+  if (text === 'true') return 'in-front';
+  const entries = text.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const goodPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) continue;
+    if (family === 0 || !goodPrefix || rest.length > 0)
+      throw new ConfigError(`KONTOR_TRUST_PROXY must be off, true, or addresses/CIDR ranges separated by commas (e.g. 127.0.0.1,10.0.0.0/8), got ${value}`);
+  }
+  return entries;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?: string; port?: string; host?: string } = {}): Config {
   const now = env.KONTOR_NOW || undefined;
   if (now !== undefined && Number.isNaN(new Date(now).getTime())) throw new ConfigError(`KONTOR_NOW is not an ISO date-time: ${now}`);
@@ -73,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     renderThreads: renderThreads(env.KONTOR_RENDER_THREADS),
     baseRatesFile: env.KONTOR_BASE_RATES_FILE ? path.resolve(env.KONTOR_BASE_RATES_FILE) : undefined,
     eventRetentionDays: eventRetentionDays(env),
+    trustProxy: trustProxy(env.KONTOR_TRUST_PROXY),
   };
 }
 

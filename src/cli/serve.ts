@@ -48,7 +48,16 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   const mailer = createMailer({ dataDir: config.dataDir, sealer });
   const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
   const app = withHttp
-    ? await buildApp({ db: handle.db, clock, config, authenticator, sealer, mailer, invoicing: { ...invoicing, liveness: handle.liveness } })
+    ? await buildApp({
+        db: handle.db,
+        clock,
+        config,
+        trustProxy: config.trustProxy,
+        authenticator,
+        sealer,
+        mailer,
+        invoicing: { ...invoicing, liveness: handle.liveness },
+      })
     : undefined;
   const control =
     handle.kind === 'pglite'
@@ -114,7 +123,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
       throw error;
     }
     io.out(
-      `Kontor listens on ${address} (API under /v1, docs at /docs) — ${handle.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL server'}`,
+      `Kontor listens on ${address} (the app at ${address}/app, API under /v1, docs at /docs) — ${handle.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL server'}`,
     );
   } else {
     io.out('Kontor worker runs.');
