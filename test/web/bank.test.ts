@@ -139,7 +139,7 @@ describe('bank statements in the app', () => {
     const before = await written();
     const notAStatement = await upload('%PDF-1.7 not a statement', 'rechnung.pdf');
     assert.equal(notAStatement.statusCode, 422);
-    assert.match(notAStatement.body, /kein lesbarer Kontoauszug/);
+    assert.match(notAStatement.body, /Die Datei wurde nicht importiert\. Die Datei ist ein PDF-Dokument, kein Kontoauszug\./);
     const forged = await upload(camt([{ amount: '1.00', text: 'x', date: '2026-11-20' }]), 'auszug.xml', 'forged-token');
     assert.equal(forged.statusCode, 403);
     assert.deepEqual(await written(), before);
@@ -164,9 +164,12 @@ describe('bank statements in the app', () => {
       body,
       /Der Auszug notes-1 gehört zum Konto DE83 5001 0517 5555 5555 55, nicht zum Konto der Firma DE89 3704 0044 0532 0130 00; die Umsätze wurden trotzdem importiert\./,
     );
-    assert.match(body, /Hinweise zu einzelnen Umsätzen/);
+    assert.match(body, /<h3 id="waiting-heading">Nicht zugeordnet/);
     assert.match(body, /14,94\u00a0€ mehr als offen; als Guthaben von Beispiel AG vermerkt\./);
-    assert.match(body, /<td>Fremder Zahler<\/td><td class="wrap">Keine Rechnungsnummer im Verwendungszweck gefunden; bitte von Hand zuordnen\.<\/td>/);
+    assert.match(
+      body,
+      /<td>Fremder Zahler<\/td><td class="wrap">Spende ohne Nummer<\/td><td class="num">12,00\u00a0€<\/td><td class="wrap">Keine Rechnungsnummer im Verwendungszweck gefunden; bitte von Hand zuordnen\.<\/td>/,
+    );
     assert.match(body, /Eine Rechnung RE-1999-00042 gibt es nicht\./);
     assert.doesNotMatch(body, /Kontoführung|Belastung übergangen/, 'plain debits are counted, not listed');
     assert.doesNotMatch(body, /no invoice number|more than open|not the company's account/, 'no English note');

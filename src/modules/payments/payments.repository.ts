@@ -123,7 +123,7 @@ export async function findPaidBefore(trx: Trx, companyId: string, invoiceIds: re
 }
 
 /** Invoices (of any state) whose normalised number is among `keys`: the reasons for unmatched transfers. */
-export async function findInvoicesByNormalizedNumber(trx: Trx, companyId: string, keys: readonly string[]) {
+export async function findInvoicesByNormalizedNumber(trx: Database | Trx, companyId: string, keys: readonly string[]) {
   const rows: { number: string; status: InvoiceStatus; type: 'invoice' | 'storno'; key: string }[] = [];
   for (const part of chunks(keys, 5000)) {
     const found = await trx

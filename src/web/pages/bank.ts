@@ -5,6 +5,7 @@ import { AssignCreditError } from '../../modules/payments/assign-credit.ts';
 import { BankImportError, type BankImportResult, type ImportNote, importBankStatement, StatementError } from '../../modules/payments/index.ts';
 import { calendarDate } from '../../shared/clock.ts';
 import { formatMoney } from '../../shared/german-format.ts';
+import { formatCents } from '../../shared/money.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
@@ -45,14 +46,19 @@ function reasonOf(t: FastifyRequest['t'], row: Unassigned): string {
 }
 
 /** Debits left for a person (a refund or return Kontor could not take back from an invoice in full), with the reason and an assign form. */
-function debitsSection(t: FastifyRequest['t'], csrf: string, debits: Unassigned[], paid: { number: string | null; amount_paid_cents: number }[]): Html {
+function debitsSection(
+  t: FastifyRequest['t'],
+  csrf: string,
+  debits: Unassigned[],
+  paid: { number: string | null; amount_paid_cents: number; customer_name: string }[],
+): Html {
   const b = t.books;
   return html`<h2 id="debits-heading">${b.bankDebitsHeading}</h2>
 <p class="hint">${b.bankDebitsHint}</p>
 ${
   debits.length === 0
     ? html`<p class="empty">${b.bankNoDebits}</p>`
-    : html`<datalist id="paid-invoices">${paid.map((i) => html`<option value="${i.number ?? ''}">${euro(i.amount_paid_cents)}</option>`)}</datalist>
+    : html`<datalist id="paid-invoices">${paid.map((i) => html`<option value="${i.number ?? ''}">${b.bankSuggestPaid(i.customer_name, euro(i.amount_paid_cents))}</option>`)}</datalist>
 <div class="table-wrap" role="region" aria-labelledby="debits-heading" tabindex="0"><table class="table">
 <thead><tr><th scope="col">${b.bankBookingDate}</th><th scope="col">${b.bankPayee}</th><th scope="col">${t.bankRemittance}</th><th scope="col">${b.bankReason}</th><th scope="col" class="num">${t.bankOpenAmount}</th><th scope="col">${t.bankAssignTo}</th></tr></thead>
 <tbody>${debits.map(
@@ -66,36 +72,121 @@ ${
 }`;
 }
 
-/** One row of the import's notes: an entry (ignored, duplicate) or a transfer of it, with its notes. */
-type NoteRow = { date: string; amount: string; direction: 'credit' | 'debit'; payer: string | null; notes: ImportNote[] };
+/** At most this many rows per group of an import's result; the rest is counted (a 10,000-credit file stays a small page). */
+const MAX_GROUP_ROWS = 50;
 
-const MAX_NOTE_ROWS = 100;
+/** A group of the result: its first rows and how many there are in all. */
+type Group<R> = { rows: R[]; total: number };
+const group = <R>(): Group<R> => ({ rows: [], total: 0 });
+function add<R>(into: Group<R>, row: R): void {
+  into.total += 1;
+  if (into.rows.length < MAX_GROUP_ROWS) into.rows.push(row);
+}
 
-/** The notes of an import, one row per transfer that has any; plain debits (only "debit ignored") are counted, not listed. */
-function noteRows(result: BankImportResult): NoteRow[] {
-  const rows: NoteRow[] = [];
+type PaidRow = {
+  date: string;
+  payer: string | null;
+  invoiceId: string;
+  number: string;
+  amount: string;
+  effect: 'paid' | 'partially_paid';
+  openAfter: string;
+  notes: ImportNote[];
+};
+type TakenBackRow = { date: string; payee: string | null; invoiceId: string; number: string; amount: string; credit: string; statusAfter: string };
+type WaitingRow = { date: string; direction: 'credit' | 'debit'; amount: string; payer: string | null; remittance: string | null; notes: ImportNote[] };
+type SkippedRow = { date: string; direction: 'credit' | 'debit'; amount: string; payer: string | null; notes: ImportNote[] };
+
+/** What happened to each transaction of the file, in groups: invoices paid, money taken back, left for a person, ignored, imported before. */
+function resultGroups(result: BankImportResult) {
+  const paid = group<PaidRow>();
+  const takenBack = group<TakenBackRow>();
+  const waiting = group<WaitingRow>();
+  const ignored = group<SkippedRow>();
+  const duplicates = group<SkippedRow>();
+  let plainDebits = 0;
   for (const entry of result.entries) {
     const base = { date: entry.booking_date, direction: entry.direction };
-    if (entry.status === 'ignored' || entry.status === 'duplicate' || entry.transactions.length === 0) {
-      if (entry.notes.length === 0 || entry.notes.every((n) => n.code === 'debit_ignored')) continue;
-      rows.push({ ...base, amount: entry.amount, payer: entry.transactions[0]?.payer_name ?? null, notes: entry.notes });
+    if (entry.status === 'duplicate') {
+      // The result keeps no transactions of an entry imported before: its date, amount and why.
+      add(duplicates, { ...base, amount: entry.amount, payer: null, notes: entry.notes });
       continue;
     }
-    for (const tx of entry.transactions) if (tx.notes.length > 0) rows.push({ ...base, amount: tx.amount, payer: tx.payer_name, notes: tx.notes });
+    if (entry.status === 'ignored') {
+      // Plain debits (fees, transfers out) are counted, not listed.
+      if (entry.notes.length === 0 || entry.notes.every((n) => n.code === 'debit_ignored')) plainDebits += 1;
+      else add(ignored, { ...base, amount: entry.amount, payer: entry.transactions[0]?.payer_name ?? null, notes: entry.notes });
+      continue;
+    }
+    for (const tx of entry.transactions) {
+      for (const [i, p] of tx.payments.entries())
+        add(paid, {
+          date: entry.booking_date,
+          payer: tx.payer_name,
+          invoiceId: p.invoice_id,
+          number: p.invoice_number,
+          amount: p.amount,
+          effect: p.effect,
+          openAfter: p.open_after,
+          // The transfer's notes (an over-payment kept as credit) on its last payment.
+          notes: i === tx.payments.length - 1 ? tx.notes : [],
+        });
+      for (const r of tx.reversals)
+        add(takenBack, {
+          date: entry.booking_date,
+          payee: tx.payer_name,
+          invoiceId: r.invoice_id,
+          number: r.invoice_number,
+          amount: r.amount,
+          credit: r.credit,
+          statusAfter: r.status_after,
+        });
+      if (tx.status === 'unmatched') {
+        // What is left of it: a debit may have taken part back from an invoice already.
+        const used = tx.reversals.reduce((sum, r) => sum + amountCents(r.amount) + amountCents(r.credit), 0);
+        add(waiting, { ...base, amount: formatCents(amountCents(tx.amount) - used), payer: tx.payer_name, remittance: tx.remittance_text, notes: tx.notes });
+      } else if (tx.status === 'ignored' && tx.notes.some((n) => n.code !== 'debit_ignored'))
+        add(ignored, { ...base, amount: tx.amount, payer: tx.payer_name, notes: tx.notes });
+    }
   }
-  return rows;
+  return { paid, takenBack, waiting, ignored, duplicates, plainDebits };
 }
+
+/** An amount of the result ("85.06", EUR: whole cents) in cents. */
+const amountCents = (amount: string): number => Math.round(Number(amount) * 100);
 
 /** A note in the page's language, from its code and values (payments/import-notes.ts). */
 function noteWords(t: FastifyRequest['t'], note: ImportNote): string {
   return (t.books.bankNotes[note.code] as (values: unknown) => string)(note.values);
 }
 
-function resultSection(t: FastifyRequest['t'], result: BankImportResult, timezone: string): Html {
+const notesOf = (t: FastifyRequest['t'], notes: ImportNote[]) => notes.map((n) => noteWords(t, n)).join(' ');
+const signed = (direction: 'credit' | 'debit', amount: string) => `${direction === 'debit' ? '−' : ''}${formatMoney(amount)}`;
+
+/** One group as a table with a heading, its first rows and the count of the rest; nothing when it is empty. */
+function groupTable<R>(
+  id: string,
+  heading: string,
+  all: Group<R>,
+  head: Html,
+  row: (r: R) => Html,
+  more: (n: number) => string,
+  after: Html | '' = '',
+): Html | '' {
+  if (all.total === 0) return '';
+  return html`<h3 id="${id}">${heading} <span class="muted">(${all.total.toLocaleString('de-DE')})</span></h3>${after}
+<div class="table-wrap" role="region" aria-labelledby="${id}" tabindex="0"><table class="table compact">
+<thead><tr>${head}</tr></thead>
+<tbody>${all.rows.map(row)}</tbody></table></div>
+${all.total > all.rows.length ? html`<p class="muted">${more(all.total - all.rows.length)}</p>` : ''}`;
+}
+
+function resultSection(t: FastifyRequest['t'], result: BankImportResult, timezone: string, customers: ReadonlyMap<string, string>): Html {
   const totals = result.totals;
   const b = t.books;
-  const rows = noteRows(result);
-  const shown = rows.slice(0, MAX_NOTE_ROWS);
+  const groups = resultGroups(result);
+  const invoiceLink = (id: string, number: string) => html`<a href="/app/invoices/${id}">${number}</a>`;
+  const th = (label: string, num = false) => html`<th scope="col"${num ? html` class="num"` : ''}>${label}</th>`;
   return html`<section class="panel" aria-labelledby="result-heading"><h2 id="result-heading">${result.already_imported ? t.bankAlreadyImported : t.bankImported}</h2>
 ${result.already_imported ? html`<p>${b.bankAlreadyImportedOn(date(calendarDate(new Date(result.imported_at), timezone)))}</p>` : ''}
 <dl class="facts">
@@ -118,18 +209,69 @@ ${
     ? html`<h3>${b.bankWarnings}</h3><ul class="messages">${result.warning_notes.map((w) => html`<li>${noteWords(t, w)}</li>`)}</ul>`
     : ''
 }
-${
-  shown.length > 0
-    ? html`<h3 id="notes-heading">${b.bankNotesHeading}</h3><div class="table-wrap" role="region" aria-labelledby="notes-heading" tabindex="0"><table class="table compact">
-<thead><tr><th scope="col">${b.bankBookingDate}</th><th scope="col" class="num">${b.bankAmount}</th><th scope="col">${b.bankPayer}</th><th scope="col">${b.bankNote}</th></tr></thead>
-<tbody>${shown.map(
-        (row) =>
-          html`<tr><td>${date(row.date)}</td><td class="num">${row.direction === 'debit' ? '−' : ''}${formatMoney(row.amount)}</td><td>${row.payer ?? '–'}</td><td class="wrap">${row.notes.map((n) => noteWords(t, n)).join(' ')}</td></tr>`,
-      )}</tbody></table></div>
-${rows.length > shown.length ? html`<p class="muted">${b.bankMoreNotes(rows.length - shown.length)}</p>` : ''}`
-    : ''
-}
+${groupTable(
+  'paid-heading',
+  b.bankPaidHeading,
+  groups.paid,
+  html`${th(b.bankBookingDate)}${th(t.bankPayer)}${th(b.bankInvoice)}${th(b.bankCustomer)}${th(b.bankAmount, true)}${th(b.bankInvoiceState)}${th(b.bankNote)}`,
+  (r) =>
+    html`<tr><td>${date(r.date)}</td><td>${r.payer ?? '–'}</td><td>${invoiceLink(r.invoiceId, r.number)}</td><td>${customers.get(r.invoiceId) ?? '–'}</td><td class="num">${formatMoney(r.amount)}</td><td>${r.effect === 'paid' ? b.bankStatePaid : b.bankStatePartlyPaid(formatMoney(r.openAfter))}</td><td class="wrap">${notesOf(t, r.notes)}</td></tr>`,
+  b.bankMorePaid,
+)}
+${groupTable(
+  'taken-back-heading',
+  b.bankTakenBackHeading,
+  groups.takenBack,
+  html`${th(b.bankBookingDate)}${th(b.bankPayee)}${th(b.bankInvoice)}${th(b.bankCustomer)}${th(b.bankAmount, true)}${th(b.bankInvoiceState)}`,
+  (r) =>
+    html`<tr><td>${date(r.date)}</td><td>${r.payee ?? '–'}</td><td>${invoiceLink(r.invoiceId, r.number)}</td><td>${customers.get(r.invoiceId) ?? '–'}</td><td class="num">−${formatMoney(r.amount)}${r.credit !== '0.00' ? html`<br><span class="muted">${b.bankCreditPaidBack(formatMoney(r.credit))}</span>` : ''}</td><td>${b.bankStateAfter[r.statusAfter] ?? r.statusAfter}</td></tr>`,
+  b.bankMoreTakenBack,
+)}
+${groupTable(
+  'waiting-heading',
+  b.bankWaitingHeading,
+  groups.waiting,
+  html`${th(b.bankBookingDate)}${th(b.bankPayer)}${th(t.bankRemittance)}${th(b.bankAmount, true)}${th(b.bankReason)}`,
+  (r) =>
+    html`<tr><td>${date(r.date)}</td><td>${r.payer ?? '–'}</td><td class="wrap">${r.remittance ?? ''}</td><td class="num">${signed(r.direction, r.amount)}</td><td class="wrap">${notesOf(t, r.notes)}</td></tr>`,
+  b.bankMoreWaiting,
+  html`<p class="hint">${b.bankWaitingHint}</p>`,
+)}
+${groupTable(
+  'ignored-heading',
+  b.bankIgnoredHeading,
+  groups.ignored,
+  html`${th(b.bankBookingDate)}${th(b.bankPayer)}${th(b.bankAmount, true)}${th(b.bankReason)}`,
+  (r) =>
+    html`<tr><td>${date(r.date)}</td><td>${r.payer ?? '–'}</td><td class="num">${signed(r.direction, r.amount)}</td><td class="wrap">${notesOf(t, r.notes)}</td></tr>`,
+  b.bankMoreIgnored,
+)}
+${groupTable(
+  'duplicates-heading',
+  b.bankDuplicatesHeading,
+  groups.duplicates,
+  html`${th(b.bankBookingDate)}${th(b.bankAmount, true)}${th(b.bankNote)}`,
+  (r) => html`<tr><td>${date(r.date)}</td><td class="num">${signed(r.direction, r.amount)}</td><td class="wrap">${notesOf(t, r.notes)}</td></tr>`,
+  b.bankMoreDuplicates,
+)}
+${groups.plainDebits > 0 ? html`<p class="muted">${b.bankPlainDebits(groups.plainDebits)}</p>` : ''}
 </section>`;
+}
+
+/** The customers of the invoices the result's shown rows name, by invoice id. */
+async function customersOf(deps: WebDeps, companyId: string, result: BankImportResult | null): Promise<Map<string, string>> {
+  if (!result) return new Map();
+  const groups = resultGroups(result);
+  const ids = [...new Set([...groups.paid.rows, ...groups.takenBack.rows].map((r) => r.invoiceId))];
+  if (ids.length === 0) return new Map();
+  const rows = await deps.db
+    .selectFrom('invoices as i')
+    .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'i.company_id').onRef('c.id', '=', 'i.customer_id'))
+    .select(['i.id', 'c.name'])
+    .where('i.company_id', '=', companyId)
+    .where('i.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 export function registerBankPages(web: FastifyInstance, deps: WebDeps): void {
@@ -141,20 +283,23 @@ export function registerBankPages(web: FastifyInstance, deps: WebDeps): void {
       if (!member) return reply;
       const t = request.t;
       // Suggestions: open invoices for a credit, invoices that received money for a debit.
+      // Each with its customer's name, so the suggestion says whose invoice it is.
       const invoicesIn = (statuses: ('issued' | 'sent' | 'partially_paid' | 'paid')[]) =>
         deps.db
-          .selectFrom('invoices')
-          .select(['number', 'total_gross_cents', 'amount_paid_cents'])
-          .where('company_id', '=', member.company.id)
-          .where('type', '=', 'invoice')
-          .where('status', 'in', statuses)
-          .orderBy('issue_date', 'desc')
+          .selectFrom('invoices as i')
+          .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'i.company_id').onRef('c.id', '=', 'i.customer_id'))
+          .select(['i.number', 'i.total_gross_cents', 'i.amount_paid_cents', 'c.name as customer_name'])
+          .where('i.company_id', '=', member.company.id)
+          .where('i.type', '=', 'invoice')
+          .where('i.status', 'in', statuses)
+          .orderBy('i.issue_date', 'desc')
           .limit(500)
           .execute();
-      const [credits, debits, unpaid] = await Promise.all([
+      const [credits, debits, unpaid, customers] = await Promise.all([
         unassigned(deps, member.company.id, 'credit'),
         unassigned(deps, member.company.id, 'debit'),
         invoicesIn(['issued', 'sent', 'partially_paid']),
+        customersOf(deps, member.company.id, result),
       ]);
       const paid = debits.length ? await invoicesIn(['partially_paid', 'paid']) : [];
       const csrf = member.session.csrfToken;
@@ -165,12 +310,12 @@ ${csrfField(csrf)}
 <div class="filter-actions"><button type="submit" class="primary">${t.bankImport}</button></div>
 </form>
 <p class="hint">${t.bankHint}</p>
-${result ? resultSection(t, result, member.company.timezone) : ''}
-<h2>${t.bankToAssign}</h2>
+${result ? resultSection(t, result, member.company.timezone, customers) : ''}
+<h2 id="assign-heading">${t.bankToAssign}</h2>
 ${
   credits.length === 0
     ? html`<p class="empty">${t.bankNothingToAssign}</p>`
-    : html`<datalist id="open-invoices">${unpaid.map((i) => html`<option value="${i.number ?? ''}">${euro(i.total_gross_cents - i.amount_paid_cents)}</option>`)}</datalist>
+    : html`<datalist id="open-invoices">${unpaid.map((i) => html`<option value="${i.number ?? ''}">${t.books.bankSuggestOpen(i.customer_name, euro(i.total_gross_cents - i.amount_paid_cents))}</option>`)}</datalist>
 <div class="table-wrap"><table class="table">
 <thead><tr><th scope="col">${t.issueDate}</th><th scope="col">${t.bankPayer}</th><th scope="col">${t.bankRemittance}</th><th scope="col" class="num">${t.bankOpenAmount}</th><th scope="col">${t.bankAssignTo}</th></tr></thead>
 <tbody>${credits.map(
@@ -223,7 +368,7 @@ ${debitsSection(t, csrf, debits, paid)}`;
         return overview(request, reply, null, 200, result);
       } catch (error) {
         if (error instanceof StatementError || error instanceof BankImportError)
-          return overview(request, reply, { kind: 'error', text: `${t.bankRefused} (${error.message})` }, 422);
+          return overview(request, reply, { kind: 'error', text: t.books.bankRefusal(error.message) }, 422);
         throw error;
       }
     });

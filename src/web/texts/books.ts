@@ -6,6 +6,7 @@ import type { DatevWarningCode } from '../../modules/bookkeeping/index.ts';
 import type { NoticeReasonCode, RetryRefusalCode } from '../../modules/dunning/index.ts';
 import { type ImportNote, type ImportNoteCode, type ImportNoteValues, noteText } from '../../modules/payments/index.ts';
 import { formatDate, formatIban, formatMoney } from '../../shared/german-format.ts';
+import { bankRefusalDe, bankRefusalEn } from './bank-refusals.ts';
 
 /** 0 cents as the pages write amounts (pages/money.ts euro). */
 const euroZero = formatMoney('0.00');
@@ -212,12 +213,38 @@ export const de = {
   // Bank import (/app/bank): the notes of the import
   bankAlreadyImportedOn: (date: string) => `Diese Datei wurde bereits am ${date} importiert; nichts wurde neu gebucht.`,
   bankWarnings: 'Hinweise zur Datei',
-  bankNotesHeading: 'Hinweise zu einzelnen Umsätzen',
   bankBookingDate: 'Buchungstag',
   bankAmount: 'Betrag',
   bankPayer: 'Auftraggeber / Empfänger',
   bankNote: 'Hinweis',
-  bankMoreNotes: (n: number) => `… und ${n} weitere Umsätze mit Hinweis.`,
+  /** A refused file (the import's English refusal worded anew, texts/bank-refusals.ts). */
+  bankRefusal: bankRefusalDe as (message: string) => string,
+  // What happened to each transaction of an upload (issue 25): groups with their first rows.
+  bankPaidHeading: 'Bezahlte Rechnungen',
+  bankTakenBackHeading: 'Von Rechnungen zurückgebucht',
+  bankWaitingHeading: 'Nicht zugeordnet',
+  bankWaitingHint: 'Diese Umsätze ordnen Sie unten unter „Von Hand zuzuordnen“ einer Rechnung zu.',
+  bankIgnoredHeading: 'Übergangen',
+  bankDuplicatesHeading: 'Bereits importiert, übersprungen',
+  bankInvoice: 'Rechnung',
+  bankCustomer: 'Kunde',
+  bankInvoiceState: 'Rechnung danach',
+  bankStatePaid: 'bezahlt',
+  bankStatePartlyPaid: (open: string) => `teilweise bezahlt, ${open} offen`,
+  bankStateAfter: { issued: 'wieder offen', sent: 'wieder offen', partially_paid: 'teilweise bezahlt', paid: 'bezahlt' } as Record<string, string>,
+  bankCreditPaidBack: (amount: string) => `dazu ${amount} Guthaben erstattet`,
+  bankMorePaid: (n: number) => `… und ${n.toLocaleString('de-DE')} weitere Zahlungen auf Rechnungen.`,
+  bankMoreTakenBack: (n: number) => `… und ${n.toLocaleString('de-DE')} weitere Rückbuchungen.`,
+  bankMoreWaiting: (n: number) => `… und ${n.toLocaleString('de-DE')} weitere nicht zugeordnete Umsätze.`,
+  bankMoreIgnored: (n: number) => `… und ${n.toLocaleString('de-DE')} weitere übergangene Umsätze.`,
+  bankMoreDuplicates: (n: number) => `… und ${n.toLocaleString('de-DE')} weitere bereits importierte Umsätze.`,
+  bankPlainDebits: (n: number) =>
+    n === 1
+      ? 'Eine Belastung ohne Rechnungsbezug (etwa eine Gebühr) wurde übergangen.'
+      : `${n.toLocaleString('de-DE')} Belastungen ohne Rechnungsbezug (etwa Gebühren) wurden übergangen.`,
+  /** The suggestions of the invoice field: whose invoice, and what is open (a credit) or was paid (a debit). */
+  bankSuggestOpen: (customer: string, open: string) => `${customer} · ${open} offen`,
+  bankSuggestPaid: (customer: string, paid: string) => `${customer} · ${paid} gezahlt`,
   bankNotes: notesDe,
   // Debits taken back from invoices (issue 24)
   bankReversed: 'Von Rechnungen zurückgebucht',
@@ -329,12 +356,33 @@ export const en: typeof de = {
 
   bankAlreadyImportedOn: (date) => `This file was imported on ${date} already; nothing new was booked.`,
   bankWarnings: 'About the file',
-  bankNotesHeading: 'Notes on single entries',
   bankBookingDate: 'Booking date',
   bankAmount: 'Amount',
   bankPayer: 'Payer / payee',
   bankNote: 'Note',
-  bankMoreNotes: (n) => `… and ${n} more entries with a note.`,
+  bankRefusal: bankRefusalEn,
+  bankPaidHeading: 'Invoices paid',
+  bankTakenBackHeading: 'Taken back from invoices',
+  bankWaitingHeading: 'Not assigned',
+  bankWaitingHint: 'Assign these to an invoice below, under “To assign by hand”.',
+  bankIgnoredHeading: 'Ignored',
+  bankDuplicatesHeading: 'Imported before, skipped',
+  bankInvoice: 'Invoice',
+  bankCustomer: 'Customer',
+  bankInvoiceState: 'Invoice after',
+  bankStatePaid: 'paid',
+  bankStatePartlyPaid: (open) => `partly paid, ${open} open`,
+  bankStateAfter: { issued: 'open again', sent: 'open again', partially_paid: 'partly paid', paid: 'paid' },
+  bankCreditPaidBack: (amount) => `and ${amount} customer credit paid back`,
+  bankMorePaid: (n) => `… and ${n.toLocaleString('en')} more payments of invoices.`,
+  bankMoreTakenBack: (n) => `… and ${n.toLocaleString('en')} more reversals.`,
+  bankMoreWaiting: (n) => `… and ${n.toLocaleString('en')} more entries not assigned.`,
+  bankMoreIgnored: (n) => `… and ${n.toLocaleString('en')} more entries ignored.`,
+  bankMoreDuplicates: (n) => `… and ${n.toLocaleString('en')} more entries imported before.`,
+  bankPlainDebits: (n) =>
+    n === 1 ? 'One debit naming no invoice (such as a fee) was ignored.' : `${n.toLocaleString('en')} debits naming no invoice (such as fees) were ignored.`,
+  bankSuggestOpen: (customer, open) => `${customer} · ${open} open`,
+  bankSuggestPaid: (customer, paid) => `${customer} · ${paid} paid`,
   bankNotes: notesEn,
   bankReversed: 'Taken back from invoices',
   bankCreditRefunded: 'Customer credit paid back',
