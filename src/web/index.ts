@@ -12,6 +12,7 @@ import { registerBankPages } from './pages/bank.ts';
 import { registerContractPages } from './pages/contracts.ts';
 import { registerCustomerPages } from './pages/customers.ts';
 import { registerDashboardPage } from './pages/dashboard.ts';
+import { formatIn } from './pages/money.ts';
 import { registerDunningPages } from './pages/dunning.ts';
 import { registerExportPages } from './pages/exports.ts';
 import { registerInvoiceDetailPages } from './pages/invoice-detail.ts';
@@ -72,6 +73,8 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
         if (request.method !== 'GET' && request.method !== 'HEAD') return; // checked after the body is read
         await loadMember(request, reply, deps);
       });
+      // Amounts and dates of everything that follows are written in the page's language (money.ts).
+      web.addHook('preHandler', (request, _reply, done) => formatIn(request.lang, done));
       web.addHook('preHandler', async (request, reply) => {
         if (request.routeOptions.config.public || request.method === 'GET' || request.method === 'HEAD') return;
         if (!request.session) return;

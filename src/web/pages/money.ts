@@ -1,17 +1,59 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { calendarDate } from '../../shared/clock.ts';
 import { isCalendarDate } from '../../shared/dates.ts';
-import { formatDate, formatMoney } from '../../shared/german-format.ts';
+import { formatDate, formatDecimal, formatMoney } from '../../shared/german-format.ts';
 import { formatCents } from '../../shared/money.ts';
+import type { Lang } from '../i18n.ts';
 
-// Amounts and dates in German format on every page, in either language (the books are German).
+// Amounts and dates as the page's language writes them (issue 25): German "1.234,56 €" and
+// "27.11.2026", English "€1,234.56" and "27 Nov 2026" (day, month name, year: no reader
+// mistakes 11/12 for 12 November). The language is the request's: index.ts runs every page
+// handler inside `formatIn(request.lang, …)`, so a page calls `euro(…)` and `date(…)` without
+// passing it; outside a request (a test, a job) it is German. Amounts are formatted from
+// their exact decimal strings, never through a float (style.md, money).
 
-export const euro = (cents: number | bigint | string): string => formatMoney(formatCents(typeof cents === 'string' ? BigInt(cents) : cents));
-export const date = (iso: string | null): string => (iso ? formatDate(iso) : '–');
+const pageLang = new AsyncLocalStorage<Lang>();
+
+/** Runs `work` (a page handler and all it awaits) with amounts and dates in `lang`. */
+export function formatIn<T>(lang: Lang, work: () => T): T {
+  return pageLang.run(lang, work);
+}
+
+/** The language amounts and dates are written in now. */
+export const formatLang = (): Lang => pageLang.getStore() ?? 'de';
+
+const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A decimal string in the language's notation: "-1234.5" → "-1.234,50" (de) or "-1,234.50" (en). */
+export function decimal(value: string, minDecimals = 2): string {
+  const german = formatDecimal(value, minDecimals);
+  if (formatLang() === 'de') return german;
+  return german.replace(/[.,]/g, (c) => (c === '.' ? ',' : '.'));
+}
+
+/** An amount given as a decimal string: "1.234,56 €" (de) or "€1,234.56" (en, the sign before the €). */
+export function money(amount: string): string {
+  if (formatLang() === 'de') return formatMoney(amount);
+  const text = decimal(amount, 2);
+  return text.startsWith('-') ? `-€${text.slice(1)}` : `€${text}`;
+}
+
+export const euro = (cents: number | bigint | string): string => money(formatCents(typeof cents === 'string' ? BigInt(cents) : cents));
+
+/** A calendar date: "27.11.2026" (de), "27 Nov 2026" (en); "–" for none. */
+export function date(iso: string | null): string {
+  if (!iso) return '–';
+  if (formatLang() === 'de') return formatDate(iso);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(iso)) throw new TypeError(`not a calendar date: ${iso}`);
+  const [y, m, d] = iso.split('-') as [string, string, string];
+  return `${Number(d)} ${MONTHS_EN[Number(m) - 1]} ${y}`;
+}
+
 export const today = (now: Date, timezone: string): string => calendarDate(now, timezone);
 
-/** Instants (an audit row, an event) as German date and time in the company's time zone. */
+/** Instants (an audit row, an event) as date and time in the company's time zone, in the page's language. */
 export const dateTimeFormat = (timeZone: string, timeStyle: 'short' | 'medium' = 'short') =>
-  new Intl.DateTimeFormat('de-DE', { dateStyle: 'medium', timeStyle, timeZone });
+  new Intl.DateTimeFormat(formatLang() === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle, timeZone });
 
 /** A typed date, German (24.11.2026, 1.2.2027) or ISO, as ISO; null when it is neither (the day itself is not checked). */
 export function isoOfTyped(text: string): string | null {
