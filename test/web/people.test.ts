@@ -209,7 +209,7 @@ describe('people of the organisation in the app', () => {
       list.body,
       new RegExp(`action="/app/users/${id}/password-reset"[^>]*data-confirm="Passwort von vergesslich@example\\.com wirklich zurücksetzen\\?`),
     );
-    assert.match(list.body, /aria-label="Passwort von vergesslich@example\.com zurücksetzen">Passwort zurücksetzen<\/button>/);
+    assert.match(list.body, /aria-label="Passwort zurücksetzen für vergesslich@example\.com">Passwort zurücksetzen<\/button>/);
     const reset = await admin.post(`/app/users/${id}/password-reset`);
     assert.equal(reset.status, 303);
     assert.equal(reset.location, '/app/users?shown=1');

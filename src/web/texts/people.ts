@@ -3,7 +3,7 @@
 
 export const de = {
   resetPassword: 'Passwort zurücksetzen',
-  resetPasswordLabel: (email: string) => `Passwort von ${email} zurücksetzen`,
+  resetPasswordLabel: (email: string) => `Passwort zurücksetzen für ${email}`,
   resetPasswordConfirm: (email: string) =>
     `Passwort von ${email} wirklich zurücksetzen? Alle Sitzungen der Person enden sofort; sie meldet sich mit einem neuen Einmal-Passwort an.`,
   resetTitle: (email: string) => `Das Passwort von ${email} wurde zurückgesetzt`,
@@ -16,7 +16,7 @@ export const de = {
 
 export const en: typeof de = {
   resetPassword: 'Reset password',
-  resetPasswordLabel: (email: string) => `Reset the password of ${email}`,
+  resetPasswordLabel: (email: string) => `Reset password for ${email}`,
   resetPasswordConfirm: (email: string) =>
     `Really reset the password of ${email}? Every session of the person ends at once; they sign in with a new one-time password.`,
   resetTitle: (email: string) => `The password of ${email} was reset`,
