@@ -80,11 +80,11 @@ function amountDe(amount: string): string {
 const dateDe = (iso: string) => (/^\d{4}-\d{2}-\d{2}$/.test(iso) ? formatDate(iso) : iso);
 
 const BALANCE_REASONS: Record<string, string> = {
-  'it does not start with C or D': 'sie beginnt nicht mit C oder D',
+  'it does not start with C or D': 'die Zeile beginnt nicht mit C oder D',
   'no date (YYMMDD) follows C or D': 'auf C oder D folgt kein Datum (JJMMTT)',
   'no currency follows the date': 'auf das Datum folgt keine Währung',
   'no amount (digits with a decimal comma) follows the currency': 'auf die Währung folgt kein Betrag (Ziffern mit Dezimalkomma)',
-  'its date has no month 01–12': 'ihr Datum hat keinen Monat 01–12',
+  'its date has no month 01–12': 'das Datum hat keinen Monat 01–12',
 };
 const LINE_REASONS: Record<string, string> = {
   'it does not start with a value date (YYMMDD)': 'sie beginnt nicht mit einem Valutadatum (JJMMTT)',
@@ -146,6 +146,10 @@ const RULES: Rule[] = [
     (m) => `camt-${LABEL_DE[m[1]!]} Nr. ${m[2]}: Seine Kennung (Id) ist länger als 140 Zeichen.`,
   ],
   [/^(.+) names no account \(Acct\/Id\/IBAN or Othr\/Id\)$/, (m) => `${placeDe(m[1]!)} nennt kein Konto (Acct/Id/IBAN oder Othr/Id).`],
+  [
+    /^(.+) is a batch of (\d+) transactions; transaction (\d+) has no amount$/,
+    (m) => `${placeDe(m[1]!)} ist eine Sammelbuchung aus ${m[2]} Einzelumsätzen; Einzelumsatz ${m[3]} hat keinen Betrag.`,
+  ],
   [/^(.+) has no amount$/, (m) => `${placeDe(m[1]!)}: Der Betrag fehlt.`],
   [/^(.+): amount "(.*)" is not a number$/, (m) => `${placeDe(m[1]!)}: Der Betrag „${m[2]}“ ist keine Zahl.`],
   [/^(.+): currency "(.*)" is not a currency code$/, (m) => `${placeDe(m[1]!)}: „${m[2]}“ ist kein Währungscode.`],
@@ -160,10 +164,6 @@ const RULES: Rule[] = [
   [
     /^(.+) has no booking date \(BookgDt or ValDt\)/,
     (m) => `${placeDe(m[1]!)}: Die Buchung hat kein Datum (BookgDt oder ValDt), und die Datei nennt keinen einzelnen Tag, auf den sie gebucht werden könnte.`,
-  ],
-  [
-    /^(.+) is a batch of (\d+) transactions; transaction (\d+) has no amount$/,
-    (m) => `${placeDe(m[1]!)} ist eine Sammelbuchung aus ${m[2]} Einzelumsätzen; Einzelumsatz ${m[3]} hat keinen Betrag.`,
   ],
   [
     /^(.+): its (\d+) transactions net to (\S+) \((\S+) less (\S+) the other way\), the entry books (\S+)$/,
