@@ -47,6 +47,7 @@ const ALL_USAGE = [...CORE_USAGE, ...MODULE_COMMANDS.map(({ name, usage }) => ({
 const ENVIRONMENT = `Environment: DATABASE_URL (PostgreSQL server; unset = embedded database in --data / KONTOR_DATA, default ./data),
 PORT, KONTOR_HOST, LOG_LEVEL, KONTOR_NOW, KONTOR_SECRET_KEY, KONTOR_WORKER=off, KONTOR_RENDER_THREADS,
 KONTOR_BASE_RATES_FILE (Basiszinssatz additions), KONTOR_EVENT_RETENTION_DAYS (webhook history, default 90),
+KONTOR_TRUST_PROXY (off | proxy addresses/CIDRs | true: whose X-Forwarded-* count),
 KONTOR_DEBUG=1 (a stack trace with an unexpected error).`;
 
 const usageLines = (commands: typeof ALL_USAGE) => commands.flatMap((command) => command.usage.map((line) => `  kontor ${line}\n`)).join('');
