@@ -37,15 +37,16 @@ describe('audit trail', () => {
     const again = await signedIn(t, 'ein gutes Passwort 1', company);
     const page = await again.get('/app/audit');
     assert.equal(page.status, 200);
-    assert.match(page.body, /<td>Überall abgemeldet<\/td>/);
-    assert.match(page.body, /<td>Passwort geändert<\/td>/);
-    assert.match(page.body, new RegExp(`<td>${company.adminEmail.replace(/[.+]/g, '\\$&')}</td>`));
+    const email = company.adminEmail.replace(/[.+]/g, '\\$&');
+    assert.match(page.body, new RegExp(`<td>${email} hat sich überall abgemeldet<br>`));
+    assert.match(page.body, new RegExp(`<td>Passwort von ${email} geändert<br>`));
+    assert.match(page.body, new RegExp(`<td>${email}</td>`));
     // Another organisation's trail is not shown.
     const other = await t.newCompany('audit-other');
     const stranger = await signedIn(t, 'ein gutes Passwort 1', other);
     const theirs = await stranger.get('/app/audit');
-    assert.doesNotMatch(theirs.body, /Überall abgemeldet/);
-    assert.match(theirs.body, /Passwort geändert/);
+    assert.doesNotMatch(theirs.body, /überall abgemeldet/);
+    assert.match(theirs.body, /Passwort von [^<]+ geändert/);
   });
 
   test('the trail cannot be changed or deleted', async () => {

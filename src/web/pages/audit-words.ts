@@ -70,6 +70,11 @@ export async function nameSubjects(db: Database, t: Messages, companyId: string,
       (r) => ({ name: r.number ?? t.trail.subjects.draft, href: `/app/invoices/${r.id}` }),
     ),
     load(
+      'customer',
+      (list) => db.selectFrom('customers').select(['id', 'name']).where('company_id', '=', companyId).where('id', 'in', list).execute(),
+      (r) => ({ name: r.name, href: `/app/customers/${r.id}` }),
+    ),
+    load(
       'dunning_notice',
       (list) =>
         db
