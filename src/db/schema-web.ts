@@ -36,7 +36,28 @@ export interface AuditLogTable {
   after: unknown;
 }
 
+/** A form's one-time token, claimed by its first POST (migrations/0040_app_form_tokens.sql). */
+export interface AppFormTokensTable {
+  session_id: string;
+  token: string;
+  claimed_at: Date;
+  finished_at: Date | null;
+  /** Where the first POST led (its redirect), for the ones after it. */
+  location: string | null;
+}
+
+/** A secret waiting for its one display (sealed). */
+export interface AppSecretDisplaysTable {
+  id: string;
+  session_id: string;
+  kind: string;
+  sealed: string;
+  created_at: Date;
+}
+
 export interface WebTables {
+  app_form_tokens: AppFormTokensTable;
+  app_secret_displays: AppSecretDisplaysTable;
   app_sessions: AppSessionsTable;
   sign_in_throttle: SignInThrottleTable;
   audit_log: AuditLogTable;

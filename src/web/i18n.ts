@@ -9,6 +9,7 @@ import * as people from './texts/people.ts';
 import * as records from './texts/records.ts';
 import * as settings from './texts/settings.ts';
 import * as share from './texts/share.ts';
+import * as steps from './texts/steps.ts';
 import * as trail from './texts/trail.ts';
 
 export type Lang = 'de' | 'en';
@@ -269,6 +270,7 @@ const de = {
   keys: keys.de,
   records: records.de,
   share: share.de,
+  steps: steps.de,
   people: people.de,
   drafts: drafts.de,
   books: books.de,
@@ -515,6 +517,7 @@ const en: Messages = {
   keys: keys.en,
   records: records.en,
   share: share.en,
+  steps: steps.en,
   people: people.en,
   drafts: drafts.en,
   books: books.en,

@@ -25,6 +25,7 @@ import { registerStatementPages } from './pages/statements.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
 import { foreignOrigin, sameOrigin, tokenMatches } from './session/csrf.ts';
+import { registerFormTokens } from './session/form-tokens.ts';
 import { findSession } from './session/sessions.ts';
 import { reachableCompanies } from './session/sign-in.ts';
 import { LANG_COOKIE, SESSION_COOKIE, sendPage, setLang, type WebDeps } from './web-request.ts';
@@ -92,6 +93,8 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
         }
         await loadMember(request, reply, deps);
       });
+      // After the CSRF check: a form's one-time token is claimed; a form sent again is answered here.
+      registerFormTokens(web, deps);
 
       web.get('/assets/:name', { config: { public: true } }, async (request, reply) => {
         const asset = ASSETS[(request.params as { name: string }).name];

@@ -1,5 +1,6 @@
 import { type Html, html } from './html.ts';
 import type { Lang, Messages } from './i18n.ts';
+import { newFormToken } from './session/once.ts';
 
 // The page shell of the back-office app: navigation, company switcher, person menu, main.
 
@@ -46,8 +47,12 @@ function head(lang: Lang, title: string): Html {
 </head>`;
 }
 
-export function csrfField(token: string): Html {
-  return html`<input type="hidden" name="_csrf" value="${token}">`;
+/**
+ * The session's CSRF token and, for a form that changes something, a one-time token of its
+ * own (session/form-tokens.ts: the step runs once however often the form is sent).
+ */
+export function csrfField(token: string, once = true): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">${once ? html`<input type="hidden" name="_once" value="${newFormToken()}">` : ''}`;
 }
 
 function flashBox(flash: Flash): Html {

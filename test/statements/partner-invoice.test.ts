@@ -118,7 +118,7 @@ describe("a request to invoice is paid against the partner's recorded invoice", 
     assert.match(overview.body, new RegExp(`name="statement" value="${statementId}"[^>]* disabled`));
     assert.match(overview.body, /Rechnung fehlt/);
     const before = await written();
-    const run = await web.post('/app/payouts', { statement: statementId, execution_date: '2026-11-25' });
+    const run = await web.post('/app/payouts', { statement: statementId, execution_date: '2026-11-25', confirmed: '1' });
     assert.equal(run.status, 422);
     assert.match(
       run.body,
@@ -227,10 +227,10 @@ describe("a request to invoice is paid against the partner's recorded invoice", 
 
   test('the payout pays the invoice’s gross, names its number, and books against it (Belegfeld 1 = the partner’s number)', async () => {
     const overview = await web.get('/app/payouts');
-    assert.match(overview.body, new RegExp(`name="statement" value="${statementId}"[^>]* checked`));
+    assert.match(overview.body, new RegExp(`name="statement" value="${statementId}" id="s-${statementId}" aria-label`));
     assert.match(overview.body, /gegen Rechnung R-2026-117/);
     assert.match(overview.body, /297,94\u00a0€/);
-    const run = await web.post('/app/payouts', { statement: statementId, execution_date: '2026-11-25' });
+    const run = await web.post('/app/payouts', { statement: statementId, execution_date: '2026-11-25', confirmed: '1' });
     assert.equal(run.status, 303, run.body);
     const file = (await t.handle.db.selectFrom('payout_runs').select('file').executeTakeFirstOrThrow()).file;
     assert.deepEqual(await sepaSchemaErrors(file), []);

@@ -43,12 +43,22 @@ describe('API keys in the app', () => {
       ['scope', 'partner:commissions:read'],
       ['expires', ''],
     ]);
-    assert.equal(created.statusCode, 200);
-    assert.equal(created.headers['cache-control'], 'no-store');
-    key = KEY_ON_PAGE.exec(created.body)?.[1] as string;
-    assert.ok(key, 'the key is on the answer page');
-    assert.match(created.body, /Er wird nur dieses eine Mal angezeigt und kann später nicht wieder angezeigt werden/);
-    assert.match(created.body, /Strg\+C/);
+    // Post/Redirect/Get (issue 25): the key is on the page the answer leads to, not in its URL.
+    assert.equal(created.statusCode, 303);
+    const location = created.headers.location as string;
+    assert.match(location, /^\/app\/api-keys\?shown=[A-Za-z0-9_-]{22}$/);
+    const shown = await admin.get(location);
+    assert.equal(shown.status, 200);
+    key = KEY_ON_PAGE.exec(shown.body)?.[1] as string;
+    assert.ok(key, 'the key is on the page after the redirect');
+    assert.ok(!location.includes(key));
+    assert.match(shown.body, /Er wird nur dieses eine Mal angezeigt und kann später nicht wieder angezeigt werden/);
+    assert.match(shown.body, /Strg\+C/);
+    // A reload of that page shows it no more, says so, and creates no second key.
+    const reloaded = await admin.get(location);
+    assert.ok(!reloaded.body.includes(key));
+    assert.match(reloaded.body, /Nur einmal angezeigt: Der neue Schlüssel wurde bereits einmal angezeigt/);
+    assert.equal((await t.handle.db.selectFrom('api_keys').select('id').where('key_prefix', '=', key.slice(0, 8)).execute()).length, 1);
 
     const row = await t.handle.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow();
     keyId = row.id;
@@ -84,8 +94,9 @@ describe('API keys in the app', () => {
 
   test('an expiry date keeps the key until the end of that day in the company’s time zone', async () => {
     await admin.get('/app/api-keys');
-    const res = await admin.post('/app/api-keys', { scope: 'partner:invoices:read', expires: '31.12.2026' });
-    assert.equal(res.status, 200);
+    const posted = await admin.post('/app/api-keys', { scope: 'partner:invoices:read', expires: '31.12.2026' });
+    assert.equal(posted.status, 303);
+    const res = await admin.get(posted.location as string);
     const expiring = KEY_ON_PAGE.exec(res.body)?.[1] as string;
     assert.match(res.body, /31\.12\.2026/);
     const row = await t.handle.db.selectFrom('api_keys').select('expires_at').where('key_hash', '=', hashApiKey(expiring)).executeTakeFirstOrThrow();

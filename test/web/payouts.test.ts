@@ -121,15 +121,54 @@ describe('partners and payout runs in the app', () => {
       .select(['id', 'number', 'gross_cents'])
       .where('partner_id', '=', partnerId)
       .executeTakeFirstOrThrow();
-    assert.match(overview.body, new RegExp(`name="statement" value="${statement.id}"[^>]* checked`));
+    // Nothing is pre-ticked (issue 25): the admin chooses, then reviews.
+    assert.match(overview.body, new RegExp(`name="statement" value="${statement.id}" id="s-${statement.id}" aria-label`));
+    assert.doesNotMatch(overview.body, /\schecked/);
+    assert.match(overview.body, /vorausgewählt ist keine/);
     const before = await partnerBalance(t, 'gs');
     // An execution date in the past is refused, and nothing is paid.
-    const past = await web.post('/app/payouts', { statement: statement.id, execution_date: '2026-11-20' });
+    const past = await web.post('/app/payouts/review', { statement: statement.id, execution_date: '2026-11-20' });
     assert.equal(past.status, 422);
     assert.match(past.body, /Ausführungsdatum liegt in der Vergangenheit/);
+    assert.match(past.body, new RegExp(`value="${statement.id}" id="s-${statement.id}" checked`), 'the choice is kept');
+    const none = await web.post('/app/payouts/review', { execution_date: '2026-11-24' });
+    assert.equal(none.status, 422);
+    assert.match(none.body, /Bitte wählen Sie mindestens eine/);
+    // The confirmation: count, total, execution date and the company's account, masked; nothing paid yet.
+    const review = await web.post('/app/payouts/review', { statement: statement.id, execution_date: '2026-11-24' });
+    assert.equal(review.status, 200);
+    assert.match(review.body, /<h1>Auszahlung bestätigen<\/h1>/);
+    assert.match(review.body, /Noch ist nichts als bezahlt vermerkt/);
+    assert.match(review.body, /Überweisungen<\/dt><dd class="strong">1<\/dd>/);
+    assert.match(review.body, /Gesamtbetrag<\/dt><dd class="strong">59,50\u00a0€<\/dd>/);
+    assert.match(review.body, /Ausführungsdatum<\/dt><dd class="strong">24\.11\.2026<\/dd>/);
+    assert.match(review.body, /Von Konto<\/dt><dd><span class="mono">DE\d\d •••• \d{4}/);
+    assert.doesNotMatch(review.body, /DE\d{20}/, 'the company IBAN is masked');
     assert.equal(await countRows(t.handle, 'payout_runs'), 0);
-    const created = await web.post('/app/payouts', { statement: statement.id, execution_date: '2026-11-24' });
+    const unconfirmed = await t.handle.db.selectFrom('commission_statements').select('paid_at').where('id', '=', statement.id).executeTakeFirstOrThrow();
+    assert.equal(unconfirmed.paid_at, null);
+    // A POST to the run without the confirmation only shows the confirmation.
+    const forged = await web.post('/app/payouts', { statement: statement.id, execution_date: '2026-11-24' });
+    assert.equal(forged.status, 200);
+    assert.match(forged.body, /Auszahlung bestätigen/);
+    assert.equal(await countRows(t.handle, 'payout_runs'), 0);
+    const confirmForm = /<form method="post" action="\/app\/payouts" class="stack">([\s\S]*?)<\/form>/.exec(review.body)?.[1] as string;
+    const fields = [...confirmForm.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]] as [string, string]);
+    assert.deepEqual(
+      fields.filter(([name]) => name !== '_csrf' && name !== '_once'),
+      [
+        ['confirmed', '1'],
+        ['execution_date', '2026-11-24'],
+        ['statement', statement.id],
+      ],
+    );
+    const created = await web.post('/app/payouts', Object.fromEntries(fields));
     assert.equal(created.status, 303);
+    // The confirmation sent again (reload, double click): the same run, no second one.
+    const again = await web.post('/app/payouts', Object.fromEntries(fields));
+    assert.equal(again.status, 303);
+    assert.equal(again.location, created.location);
+    assert.equal(await countRows(t.handle, 'payout_runs'), 1);
     const runPage = await web.get(created.location as string);
     assert.match(runPage.body, /1 Überweisung über 59,50\u00a0€ als bezahlt vermerkt/);
     const paid = await t.handle.db
@@ -156,9 +195,9 @@ describe('partners and payout runs in the app', () => {
     assert.match(file.body, new RegExp(`<IBAN>${IBAN_ELECTRONIC}</IBAN>`));
     assert.match(file.body, /<ReqdExctnDt>\s*<Dt>2026-11-24<\/Dt>/);
     // Paid once: the statement is no longer offered, and a forged second run is refused.
-    const again = await web.get('/app/payouts');
-    assert.doesNotMatch(again.body, new RegExp(`name="statement" value="${statement.id}"`));
-    const second = await web.post('/app/payouts', { statement: statement.id, execution_date: '2026-11-24' });
+    const later = await web.get('/app/payouts');
+    assert.doesNotMatch(later.body, new RegExp(`name="statement" value="${statement.id}"`));
+    const second = await web.post('/app/payouts', { statement: statement.id, execution_date: '2026-11-24', confirmed: '1' });
     assert.equal(second.status, 422);
     assert.match(second.body, /bereits als bezahlt vermerkt/);
     assert.equal(await countRows(t.handle, 'payout_runs'), 1);
@@ -169,6 +208,41 @@ describe('partners and payout runs in the app', () => {
       .where('type', '=', 'commission_statement.paid')
       .execute();
     assert.equal(events.length, 1);
+  });
+
+  test('replacing the payout account asks first, showing old and new masked; only the confirmation changes it (issue 25)', async () => {
+    const audits = () =>
+      t.handle.db.selectFrom('audit_log').select('after').where('action', '=', 'partner.payout_account_changed').where('subject_id', '=', partnerId).execute();
+    const before = (await audits()).length;
+    await web.get(`/app/partners/${partnerId}`);
+    // A wrong IBAN is refused before any question.
+    const wrong = await web.post(`/app/partners/${partnerId}/payout-account`, { iban: 'DE89 3704 0044 0532 0130 01' });
+    assert.equal(wrong.status, 422);
+    assert.match(wrong.body, /Die IBAN ist ungültig/);
+    const asked = await web.post(`/app/partners/${partnerId}/payout-account`, { iban: 'DE89 3704 0044 0532 0130 00', bic: '' });
+    assert.equal(asked.status, 200);
+    assert.match(asked.body, /Auszahlungskonto ersetzen\?/);
+    assert.match(asked.body, /Bisheriges Konto<\/dt><dd><span class="mono">DE02 •••• 2051<\/span>/);
+    assert.match(asked.body, /Neues Konto<\/dt><dd class="strong"><span class="mono">DE89 •••• 3000<\/span>/);
+    assert.match(asked.body, /Konto ersetzen<\/button>/);
+    assert.match(asked.body, new RegExp(`<a href="/app/partners/${partnerId}">Abbrechen</a>`));
+    assert.equal((await audits()).length, before, 'nothing changed yet');
+    const stored = await t.handle.db.selectFrom('commission_partners').select('iban_masked').where('id', '=', partnerId).executeTakeFirstOrThrow();
+    assert.equal(stored.iban_masked, 'DE02 •••• 2051');
+    // The same account again asks nothing and changes nothing.
+    const same = await web.post(`/app/partners/${partnerId}/payout-account`, { iban: IBAN, bic: 'bylademm' });
+    assert.equal(same.status, 303);
+    assert.equal((await audits()).length, before);
+    // Confirmed: replaced, in the audit trail; the confirmation sent twice replaces once.
+    const confirm = /<form method="post" action="[^"]*payout-account" class="stack">([\s\S]*?)<\/form>/.exec(asked.body)?.[1] as string;
+    const fields = Object.fromEntries([...confirm.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
+    assert.equal(fields.confirm_replace, '1');
+    const done = await web.post(`/app/partners/${partnerId}/payout-account`, fields);
+    assert.equal(done.status, 303);
+    assert.equal((await web.post(`/app/partners/${partnerId}/payout-account`, fields)).location, done.location);
+    const trail = await audits();
+    assert.equal(trail.length, before + 1);
+    assert.deepEqual(trail.at(-1)?.after, { iban: 'DE89 •••• 3000', bic: null });
   });
 
   test('another company sees neither the partner nor the run', async () => {

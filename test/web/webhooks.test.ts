@@ -82,11 +82,17 @@ describe('webhooks in the app', () => {
       ['event', 'invoice.paid'],
       ['event', 'invoice.overdue'],
     ]);
-    assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['cache-control'], 'no-store');
-    secret = SECRET_ON_PAGE.exec(res.body)?.[1] as string;
-    assert.ok(secret, 'the secret is on the answer page');
-    assert.match(res.body, /Er wird nur dieses eine Mal angezeigt/);
+    // Post/Redirect/Get (issue 25): the secret is on the page the answer leads to, once.
+    assert.equal(res.statusCode, 303);
+    const shown = await admin.get(res.headers.location as string);
+    assert.equal(shown.status, 200);
+    secret = SECRET_ON_PAGE.exec(shown.body)?.[1] as string;
+    assert.ok(secret, 'the secret is on the page after the redirect');
+    assert.ok(!String(res.headers.location).includes(secret));
+    assert.match(shown.body, /Er wird nur dieses eine Mal angezeigt/);
+    const reloaded = await admin.get(res.headers.location as string);
+    assert.ok(!reloaded.body.includes(secret));
+    assert.match(reloaded.body, /Nur einmal angezeigt: Das Signatur-Geheimnis wurde bereits einmal angezeigt/);
     const row = await t.handle.db
       .selectFrom('webhook_endpoints')
       .selectAll()

@@ -4,21 +4,24 @@ import { ApiKeyError, createApiKey, listApiKeys, revokeApiKey } from '../../modu
 import { calendarDate } from '../../shared/clock.ts';
 import { html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
+import { storeForDisplay, takeForDisplay } from '../session/secret-display.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { date, dateTimeFormat, typedDate } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // API keys of the company (admins only): the list (prefix, scopes, creator, expiry, status;
 // never the key or its hash), a key created with chosen scopes and an optional expiry date
-// (end of that day in the company's time zone) and shown once on the answer to the form —
-// not after a redirect, so it is in no URL, no log and no later page — and revocation,
+// (end of that day in the company's time zone) and shown once by Post/Redirect/Get: the
+// POST stores it sealed for this session and redirects to the list with the display's id
+// (never the key) in the URL; that GET takes it out, so a reload shows it no more and
+// creates no second key (session/secret-display.ts, issue 25) — and revocation,
 // which the API refuses at once. Every change is in the audit trail (manage-api-keys.ts).
 
 const KEY_ID = /^key_[0-9a-z]{26}$/;
 const PAGE = 50;
 
 type Typed = { scopes: string[]; expires: string };
-type Created = { apiKey: string; scopes: string[]; expiresAt: Date | null };
+type Created = { apiKey: string; scopes: string[]; expiresAt: string | null };
 
 /** YYYY-MM-DD (the date field) or a German date (31.12.2027); null when it is neither. */
 export function registerApiKeyPages(web: FastifyInstance, deps: WebDeps): void {
@@ -45,7 +48,7 @@ export function registerApiKeyPages(web: FastifyInstance, deps: WebDeps): void {
 <p class="hint">${t.copyHint}</p>
 <dl class="facts">
 <div><dt>${t.scopes}</dt><dd>${created.scopes.map((s) => html`<code>${s}</code> `)}</dd></div>
-<div><dt>${t.expires}</dt><dd>${created.expiresAt ? date(calendarDate(created.expiresAt, zone)) : t.unlimited}</dd></div>
+<div><dt>${t.expires}</dt><dd>${created.expiresAt ? date(calendarDate(new Date(created.expiresAt), zone)) : t.unlimited}</dd></div>
 </dl>
 </section>`
       : '';
@@ -91,9 +94,15 @@ ${keys.length > PAGE ? html`<nav class="paging"><a href="/app/api-keys?before=${
     return sendPage(reply, page(shell(request, 'apiKeys'), t.apiKeys, body, flash), status);
   };
 
-  web.get('/api-keys', { config: { adminOnly: true } }, async (request, reply) =>
-    overview(request, reply, (request.query as { revoked?: string }).revoked === '1' ? { kind: 'ok', text: request.t.keys.revoked } : null),
-  );
+  web.get('/api-keys', { config: { adminOnly: true } }, async (request, reply) => {
+    const query = request.query as { revoked?: string; shown?: string };
+    if (query.shown !== undefined && request.member) {
+      const created = await takeForDisplay<Created>(deps, request.member.session.id, 'api_key', query.shown);
+      if (created) return overview(request, reply, null, 200, undefined, created);
+      return overview(request, reply, { kind: 'error', text: `${request.t.steps.shownOnce}: ${request.t.steps.keyShownOnce}` });
+    }
+    return overview(request, reply, query.revoked === '1' ? { kind: 'ok', text: request.t.keys.revoked } : null);
+  });
 
   web.post('/api-keys', { config: { adminOnly: true } }, async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);
@@ -125,8 +134,9 @@ ${keys.length > PAGE ? html`<nav class="paging"><a href="/app/api-keys?before=${
         actorOf(member),
       );
       const row = await deps.db.selectFrom('api_keys').select('expires_at').where('id', '=', created.id).executeTakeFirstOrThrow();
-      // Shown once, on this answer (no-store): the next GET of the list shows only its prefix.
-      return overview(request, reply, null, 200, undefined, { apiKey: created.api_key, scopes: chosen, expiresAt: row.expires_at });
+      // Shown once, on the GET this redirects to (a reload shows only its prefix).
+      const shown: Created = { apiKey: created.api_key, scopes: chosen, expiresAt: row.expires_at ? row.expires_at.toISOString() : null };
+      return redirect(reply, `/app/api-keys?shown=${await storeForDisplay(deps, member.session.id, 'api_key', shown)}`);
     } catch (error) {
       if (error instanceof ApiKeyError) return refuse(error.code);
       throw error;

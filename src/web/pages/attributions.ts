@@ -66,7 +66,8 @@ export function registerAttributionPages(web: FastifyInstance, deps: WebDeps): v
       a.end_date ? `${date(a.start_date)} – ${date(a.end_date)}` : t.fromOn(date(a.start_date));
     const agreement = (a: { agreement_name: string | null; agreement_ref: string }) =>
       a.agreement_name ?? html`${t.unnamedAgreement} <span class="muted mono">${a.agreement_ref}</span>`;
-    const csrf = csrfField(member.session.csrfToken);
+    // A function: each form gets its own one-time token (session/form-tokens.ts).
+    const csrf = () => csrfField(member.session.csrfToken);
     const shown = pending.slice(0, PENDING_SHOWN);
     const pendingTable =
       shown.length === 0
@@ -82,8 +83,8 @@ export function registerAttributionPages(web: FastifyInstance, deps: WebDeps): v
 <td>${day(a.created_at)}</td>
 <td>${t.sources[a.source] ?? a.source}</td>
 <td>
-<form method="post" action="/app/attributions/${a.id}/confirm" class="inline">${csrf}<button type="submit" class="primary" aria-label="${t.confirmFor(a.customer_name, a.partner_name)}">${t.confirm}</button></form>
-<form method="post" action="/app/attributions/${a.id}/reject" class="inline" data-confirm="${t.rejectConfirm}">${csrf}<button type="submit" class="danger" aria-label="${t.rejectFor(a.customer_name, a.partner_name)}">${t.reject}</button></form>
+<form method="post" action="/app/attributions/${a.id}/confirm" class="inline">${csrf()}<button type="submit" class="primary" aria-label="${t.confirmFor(a.customer_name, a.partner_name)}">${t.confirm}</button></form>
+<form method="post" action="/app/attributions/${a.id}/reject" class="inline" data-confirm="${t.rejectConfirm}">${csrf()}<button type="submit" class="danger" aria-label="${t.rejectFor(a.customer_name, a.partner_name)}">${t.reject}</button></form>
 </td>
 </tr>`,
           )}</tbody></table></div>

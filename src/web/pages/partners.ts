@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PayoutAccountError, setPayoutAccount } from '../../modules/commissions/index.ts';
+import { maskIban } from '../../modules/commissions/payout-account.ts';
 import { type ContactField, PartnerContactError, partnerContact, setPartnerContact, xrechnungContactGaps } from '../../modules/statements/partner-contact.ts';
 import { statementEInvoice, statementKind } from '../../modules/statements/statement-terms.ts';
+import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
@@ -10,7 +12,8 @@ import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Revenue-share partners with their kept balances, and a partner's payout account: set by an
 // admin only (it decides where money goes), IBAN checked, stored sealed, shown masked; every
-// change is in the audit trail and mailed to the company (payout-account.ts). The kind of
+// change is in the audit trail and mailed to the company (payout-account.ts); replacing (or
+// removing) an account asks first, showing old and new masked (issue 25). The kind of
 // statement the partner gets (with why, where its billing mode says otherwise) and its
 // contact for e-invoices (issue 24: the seller contact of a Gutschrift is the partner's own).
 
@@ -164,6 +167,23 @@ ${contactSection}
     return redirect(reply, `/app/partners/${id}?done=contact`);
   });
 
+  /** What replacing the partner's account would change, or null when nothing asks first (no account yet, the same one, or a wrong entry). */
+  const replacement = async (companyId: string, partnerId: string, ibanText: string, bicText: string) => {
+    const partner = await deps.db
+      .selectFrom('commission_partners')
+      .select(['name', 'iban_sealed', 'iban_masked', 'bic'])
+      .where('company_id', '=', companyId)
+      .where('id', '=', partnerId)
+      .executeTakeFirst();
+    if (!partner) return 'not_found' as const;
+    if (!partner.iban_sealed) return null;
+    const iban = ibanText.trim() === '' ? null : normalizeIban(ibanText);
+    const bic = iban && bicText.trim() !== '' ? normalizeBic(bicText) : null;
+    if ((iban && !isValidIban(iban)) || (bic && !isValidBic(bic))) return null;
+    if (iban === deps.sealer.open(partner.iban_sealed) && bic === partner.bic) return null;
+    return { partnerName: partner.name, oldMasked: partner.iban_masked, oldBic: partner.bic, newMasked: iban ? maskIban(iban) : null, newBic: bic };
+  };
+
   web.post('/partners/:id/payout-account', { config: { adminOnly: true } }, async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
@@ -172,6 +192,25 @@ ${contactSection}
     const form = (request.body ?? {}) as Record<string, string | undefined>;
     const iban = String(form.iban ?? '').slice(0, 64);
     const bic = String(form.bic ?? '').slice(0, 20);
+    // Replacing an account asks first (the first one needs no confirmation); a wrong IBAN or
+    // BIC is refused by setPayoutAccount below, before any question.
+    if (form.confirm_replace !== '1') {
+      const asked = await replacement(member.company.id, id, iban, bic);
+      if (asked === 'not_found') return reply.callNotFound();
+      if (asked) {
+        const t = request.t;
+        const account = (masked: string | null, bicOf: string | null) =>
+          masked ? html`<span class="mono">${masked}</span>${bicOf ? html` · BIC ${bicOf}` : ''}` : html`${t.noPayoutAccount}`;
+        const body = html`<section class="panel warn" aria-labelledby="replace-heading"><h2 id="replace-heading">${t.steps.replaceTitle}</h2>
+<p>${t.steps.replaceIntro}</p>
+<dl class="facts"><div><dt>${t.steps.oldAccount}</dt><dd>${account(asked.oldMasked, asked.oldBic)}</dd></div><div><dt>${t.steps.newAccount}</dt><dd class="strong">${account(asked.newMasked, asked.newBic)}</dd></div></dl>
+<form method="post" action="/app/partners/${id}/payout-account" class="stack">${csrfField(member.session.csrfToken)}
+<input type="hidden" name="iban" value="${iban}"><input type="hidden" name="bic" value="${bic}"><input type="hidden" name="confirm_replace" value="1">
+<p class="actions"><button type="submit" class="primary">${t.steps.confirmReplace}</button> <a href="/app/partners/${id}">${t.steps.cancel}</a></p>
+</form></section>`;
+        return sendPage(reply, page(shell(request, 'partners'), `${asked.partnerName}: ${t.steps.replaceTitle}`, body));
+      }
+    }
     try {
       await setPayoutAccount(deps, member.company.id, id, { iban, bic }, { ...actorOf(member), email: member.session.email });
     } catch (error) {

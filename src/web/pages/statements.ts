@@ -10,6 +10,7 @@ import {
   sendStatement,
 } from '../../modules/statements/decide-statement.ts';
 import { statementFiles } from '../../modules/statements/deliver-statement.ts';
+import { DELIVER_STATEMENT_JOB } from '../../modules/statements/issue-statement.ts';
 import { findPartnerInvoice, type PartnerInvoiceField, PartnerInvoiceRefused, recordPartnerInvoice } from '../../modules/statements/record-partner-invoice.ts';
 import { statementNotes } from '../../modules/statements/render/statement-notes.ts';
 import type { StatementDocument } from '../../modules/statements/statement-document.ts';
@@ -151,6 +152,7 @@ async function loadStatement(deps: WebDeps, member: Member, id: string) {
     entryCount = Number(counted.n);
   }
   const kinds = files.get(id) ?? new Set<string>();
+  const mail = await mailState(deps, companyId, id);
   const invoice = statement.kind === 'partner_invoice' ? await findPartnerInvoice(deps.db, companyId, id) : null;
   return {
     statement,
@@ -162,12 +164,32 @@ async function loadStatement(deps: WebDeps, member: Member, id: string) {
     events,
     audit,
     run: run ?? null,
+    mail,
     entries: entries.slice(0, ENTRIES_SHOWN),
     entryCount,
   };
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof loadStatement>>>;
+
+/**
+ * The statement's mail by its delivery job (committed with the issued statement, issue-statement.ts):
+ * 'queued' while the job is to run or running, 'failed' once it gave up (its last error), else 'none'
+ * (no job, or one that only stored the files because the partner had no e-mail then).
+ */
+type MailState = { state: 'queued' | 'failed' | 'none'; error: string | null };
+
+async function mailState(deps: WebDeps, companyId: string, id: string): Promise<MailState> {
+  const job = await deps.db
+    .selectFrom('jobs')
+    .select(['status', 'payload', 'last_error'])
+    .where('dedupe_key', '=', `${DELIVER_STATEMENT_JOB}:${companyId}:${id}`)
+    .executeTakeFirst();
+  if (!job || (job.payload as { send?: boolean }).send !== true) return { state: 'none', error: null };
+  if (job.status === 'pending' || job.status === 'running') return { state: 'queued', error: job.last_error };
+  if (job.status === 'failed') return { state: 'failed', error: job.last_error };
+  return { state: 'none', error: null };
+}
 
 function notesOf(loaded: Loaded): string[] {
   const { statement, partner } = loaded;
@@ -187,21 +209,30 @@ function notesOf(loaded: Loaded): string[] {
 }
 
 /** The steps this statement allows, as forms; a member sees why marking paid is not theirs. */
-function actionsSection(t: Share, member: Member, loaded: Loaded, payoutsLabel: string): Html {
+function actionsSection(t: Share, steps: Messages['steps'], member: Member, loaded: Loaded, payoutsLabel: string): Html {
   const { statement, partner } = loaded;
   const id = statement.id;
-  const csrf = csrfField(member.session.csrfToken);
   const open = statement.status === 'issued' || statement.status === 'sent';
   const unpaid = statement.paid_at === null;
   /** One step: its button (in a form of its own) and, below it, what it does. */
   const step = (path: string, label: string, kind: 'primary' | 'danger' | '', hint: Html | string, attributes: Html = html``) =>
-    html`<div><form method="post" action="/app/statements/${id}/${path}"${attributes}>${csrf}<button type="submit"${kind ? html` class="${kind}"` : ''} aria-describedby="hint-${path}">${label}</button></form>
+    html`<div><form method="post" action="/app/statements/${id}/${path}"${attributes}>${csrfField(member.session.csrfToken)}<button type="submit"${kind ? html` class="${kind}"` : ''} aria-describedby="hint-${path}">${label}</button></form>
 <p class="hint" id="hint-${path}">${hint}</p></div>`;
   const note = (text: string) => html`<p class="muted">${text}</p>`;
   const parts: Html[] = [];
   if (statement.status === 'draft') parts.push(step('issue', t.issue, 'primary', t.issueHint));
+  // Only the mail steps the state allows (issue 25): none while the mail is queued; after a
+  // failed delivery "Erneut senden" with a confirmation; a sent statement is not sent again.
   if (statement.status === 'issued') {
-    parts.push(partner.email ? step('send', t.send, 'primary', t.sendHint(partner.email), html` data-progress="${t.send} …"`) : note(t.noPartnerEmail));
+    const s = steps;
+    if (!partner.email) parts.push(note(t.noPartnerEmail));
+    else if (loaded.mail.state === 'queued') parts.push(html`<p class="muted" role="status">${s.mailQueued(partner.email)}</p>`);
+    else if (loaded.mail.state === 'failed')
+      parts.push(
+        html`<p class="panel warn">${s.mailFailed(loaded.mail.error ?? '–')}</p>`,
+        step('send', s.resend, 'primary', s.resendHint(partner.email), html` data-confirm="${s.resendConfirm}" data-progress="${s.resend} …"`),
+      );
+    else parts.push(step('send', t.send, 'primary', t.sendHint(partner.email), html` data-progress="${t.send} …"`));
   }
   if (open && statement.type === 'statement' && unpaid) {
     parts.push(
@@ -447,7 +478,7 @@ ${cancels ? html`<div><dt>${t.cancels}</dt><dd><a href="/app/statements/${cancel
 ${cancelledBy ? html`<div><dt>${t.cancelledBy}</dt><dd><a href="/app/statements/${cancelledBy.id}">${cancelledBy.number}</a></dd></div>` : ''}
 </dl>
 ${statement.status === 'draft' && statement.held_reason ? html`<div class="panel warn" role="status"><p class="strong">${t.held}</p><p>${statement.held_reason}</p></div>` : ''}
-${actionsSection(t, member, loaded, request.t.nav.payouts)}
+${actionsSection(t, request.t.steps, member, loaded, request.t.nav.payouts)}
 ${partnerInvoiceSection(t, member, loaded, invoiceForm)}
 ${linesTable(t, statement)}
 ${notes.length > 0 ? html`<h2>${t.taxNote}</h2><ul class="messages">${notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
@@ -517,6 +548,17 @@ ${historySection(t, member, loaded)}
       const { id } = request.params as { id: string };
       if (!ID.test(id)) return reply.callNotFound();
       const t = request.t.share;
+      // The mail is queued (issuing sends it): sending now would mail it twice.
+      if (step === 'send') {
+        const queued = await deps.db
+          .selectFrom('commission_statements')
+          .select('status')
+          .where('company_id', '=', member.company.id)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (queued?.status === 'issued' && (await mailState(deps, member.company.id, id)).state === 'queued')
+          return detail(request, reply, { kind: 'error', text: request.t.steps.sendQueuedRefused }, 409);
+      }
       let result: DecidedStatement;
       try {
         result = await steps[step](id, member.session.email, actorOf(member));

@@ -15,13 +15,15 @@ import {
 } from '../../modules/webhooks/index.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
+import { storeForDisplay, takeForDisplay } from '../session/secret-display.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { dateTimeFormat } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Webhook endpoints of the company (admins only): the list, adding one (the URL checked by
 // checkWebhookUrl, the event kinds as checkboxes, none = every kind) with its signing secret
-// shown once on the answer to the form, removal, and an endpoint's page with its deliveries
+// shown once by Post/Redirect/Get (stored sealed for this session, taken out by the GET it
+// redirects to: a reload shows it no more and adds nothing; session/secret-display.ts), removal, and an endpoint's page with its deliveries
 // (newest first, paged by key, each with every attempt) where a failed delivery is sent
 // again. Every change is in the audit trail, written by the module in the change's
 // transaction; the secret never is.
@@ -206,9 +208,15 @@ ${
     return sendPage(reply, page(shell(request, 'webhooks'), t.endpoint, body, flash), status);
   };
 
-  web.get('/webhooks', { config: { adminOnly: true } }, async (request, reply) =>
-    overview(request, reply, (request.query as { removed?: string }).removed === '1' ? { kind: 'ok', text: request.t.keys.removed } : null),
-  );
+  web.get('/webhooks', { config: { adminOnly: true } }, async (request, reply) => {
+    const query = request.query as { removed?: string; shown?: string };
+    if (query.shown !== undefined && request.member) {
+      const added = await takeForDisplay<{ id: string; secret: string }>(deps, request.member.session.id, 'webhook_secret', query.shown);
+      if (added) return overview(request, reply, null, 200, undefined, added);
+      return overview(request, reply, { kind: 'error', text: `${request.t.steps.shownOnce}: ${request.t.steps.secretShownOnce}` });
+    }
+    return overview(request, reply, query.removed === '1' ? { kind: 'ok', text: request.t.keys.removed } : null);
+  });
 
   web.post('/webhooks', { config: { adminOnly: true } }, async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);
@@ -223,8 +231,9 @@ ${
     if (url.trim() === '') return overview(request, reply, { kind: 'error', text: t.urlMissing }, 422, typed);
     try {
       const added = await addWebhookEndpoint(deps.db, deps.clock, deps.sealer, { companyId: member.company.id, url, events }, actorOf(member));
-      // The secret is shown once, on this answer (no-store), never after a redirect or in a URL.
-      return overview(request, reply, null, 200, undefined, added);
+      // The secret is shown once, on the GET this redirects to; it is in no URL.
+      const shown = await storeForDisplay(deps, member.session.id, 'webhook_secret', { id: added.id, secret: added.secret });
+      return redirect(reply, `/app/webhooks?shown=${shown}`);
     } catch (error) {
       if (error instanceof WebhookUrlError) return overview(request, reply, { kind: 'error', text: t.urlProblems[error.problem] ?? t.urlMissing }, 422, typed);
       throw error;
