@@ -1,4 +1,4 @@
-import { type Html, html } from './html.ts';
+import { escapeHtml, type Html, html, trusted } from './html.ts';
 import type { Lang, Messages } from './i18n.ts';
 import { newFormToken } from './session/once.ts';
 
@@ -65,11 +65,20 @@ export function page(ctx: ShellContext, title: string, body: Html, flash: Flash 
   const nav = (section: ShellContext['section'], href: string, label: string) =>
     html`<li><a href="${href}"${ctx.section === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
   const others = ctx.companies.filter((c) => c.id !== ctx.company.id);
+  // Order in the document: the phone bar with the menu button, the navigation it opens, the
+  // company and person menus, main. On a wide screen the navigation is the left column and the
+  // phone bar is not shown; on a phone the navigation opens under the button (app.js), and
+  // without script it stands below the content, reached by the "Menü" link (app.css).
   return html`${head(ctx.lang, title)}
 <body>
 <a class="skip" href="#main">${t.skipToContent}</a>
 <div class="shell">
-<nav class="sidebar" aria-label="Kontor">
+<div class="phonebar">
+<p class="brand">Kontor</p>
+<a class="nav-jump" href="#nav">${t.menu}</a>
+<button type="button" class="nav-toggle" aria-expanded="false" aria-controls="nav">${t.menu}</button>
+</div>
+<nav class="sidebar" id="nav" aria-label="Kontor">
 <p class="brand">Kontor</p>
 <ul>
 ${nav('dashboard', '/app/dashboard', t.nav.dashboard)}
@@ -102,7 +111,6 @@ ${ctx.role === 'admin' ? nav('users', '/app/users', t.nav.users) : ''}
 ${nav('audit', '/app/audit', t.nav.audit)}
 </ul>
 </nav>
-<div class="content">
 <header class="topbar">
 <div class="company">
 <span class="company-name">${ctx.company.name}</span>
@@ -125,13 +133,52 @@ ${others.map(
 <main id="main" tabindex="-1">
 <h1>${title}</h1>
 ${flashBox(flash)}
-${body}
+${labelTableBoxes(body.value, title)}
 </main>
 <footer class="footer">${languageSwitch(ctx.lang, ctx.t)}</footer>
 </div>
-</div>
 </body>
 </html>`.value;
+}
+
+const TABLE_BOX = '<div class="table-wrap">';
+
+/**
+ * A table wider than the screen scrolls inside its box (.table-wrap); a keyboard reaches the
+ * box (tabindex 0) and a screen reader names it (a region). The name is the table's own
+ * (aria-labelledby, caption), else the nearest heading above it, else the page's title. Boxes
+ * a page already made focusable and named (any other attribute) are left as they are; done
+ * here once for every page, so that a table added to a page gets it too.
+ */
+function labelTableBoxes(body: string, title: string): Html {
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = body.indexOf(TABLE_BOX); at !== -1; at = body.indexOf(TABLE_BOX, from)) {
+    parts.push(body.slice(from, at), `<div class="table-wrap" role="region" tabindex="0" ${tableName(body, at, title)}>`);
+    from = at + TABLE_BOX.length;
+  }
+  parts.push(body.slice(from));
+  return trusted(parts.join(''));
+}
+
+function tableName(body: string, at: number, title: string): string {
+  const table = /^\s*<table\b[^>]*>(\s*<caption\b[^>]*>([\s\S]*?)<\/caption>)?/.exec(body.slice(at + TABLE_BOX.length));
+  const labelledBy = table && /\saria-labelledby="([^"]+)"/.exec(table[0]);
+  if (labelledBy) return `aria-labelledby="${labelledBy[1]}"`;
+  if (table?.[2]) return `aria-label="${textOf(table[2])}"`;
+  const heading = [...body.slice(0, at).matchAll(/<(h[23])\b([^>]*)>([\s\S]*?)<\/\1>/g)].at(-1);
+  if (!heading) return `aria-label="${escapeHtml(title)}"`;
+  const id = /\sid="([^"]+)"/.exec(heading[2] ?? '');
+  return id ? `aria-labelledby="${id[1]}"` : `aria-label="${textOf(heading[3] ?? '')}"`;
+}
+
+/** The text of escaped markup (tags dropped), fit for an attribute in double quotes. */
+function textOf(markup: string): string {
+  return markup
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replaceAll('"', '&quot;');
 }
 
 function languageSwitch(lang: Lang, t: Messages): Html {
