@@ -32,7 +32,9 @@ if (major < 24 || lean) {
   // committing an import nobody waits for). Node has no parent-death signal, so the child
   // gets one end of a pipe as fd 3 (KONTOR_LAUNCHER_FD): when this process ends, however
   // it ends, the kernel closes the other end and the child kills itself (src/main.ts).
-  const child = spawn(runtime, [...(lean ? LEAN_FLAGS : []), fileURLToPath(import.meta.url), ...args], {
+  // The same runtime started again for a lean command keeps this process's flags.
+  const carried = runtime === process.execPath ? process.execArgv : [];
+  const child = spawn(runtime, [...carried, ...(lean ? LEAN_FLAGS : []), fileURLToPath(import.meta.url), ...args], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     env: { ...process.env, KONTOR_LAUNCHER_FD: '3' },
   });

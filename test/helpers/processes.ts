@@ -8,7 +8,9 @@ export type Watched = { child: ChildProcess; output(): string; waitFor(pattern: 
 
 /** Spawns `command args` with stdout and stderr collected (stdin closed); `detached`: in a process group of its own. */
 export function watch(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; detached?: boolean }): Watched {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node processes of the tests compile WebAssembly with Liftoff only (see NODE_FLAGS in cli.ts).
+  const flags = command === process.execPath && !args.includes('--liftoff-only') ? ['--liftoff-only'] : [];
+  const child = spawn(command, [...flags, ...args], { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let closed = false;
   const waiters = new Set<() => void>();

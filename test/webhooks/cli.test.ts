@@ -166,7 +166,11 @@ describe('kontor admin webhook', () => {
   });
 
   test('kontor serve delivers the events of issued invoices with its worker; webhook commands reach a running server', async () => {
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: w.dir, env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, ['--liftoff-only', BIN, 'serve', '--port', '0'], {
+      cwd: w.dir,
+      env: w.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));

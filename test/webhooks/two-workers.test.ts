@@ -34,7 +34,7 @@ describe('two worker processes on PostgreSQL', { skip: !usePostgres && 'PostgreS
 
   async function startWorkers(n: number) {
     for (let i = 0; i < n; i++) {
-      const child = spawn(process.execPath, [BIN, 'worker'], { cwd: w.dir, env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--liftoff-only', BIN, 'worker'], { cwd: w.dir, env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout!.on('data', (d) => (output += d));
       child.stderr!.on('data', (d) => (output += d));
