@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { lockPeriod } from '../../src/modules/bookkeeping/index.ts';
+import { createMailer } from '../../src/modules/mail/index.ts';
 import { partnerBalance, postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
@@ -35,6 +36,12 @@ describe('revenue-share statements in the app', () => {
     await client.get(`/app/statements/${id}`);
     return client.post(`/app/statements/${id}/${step}`);
   };
+  /** The due jobs, with a mailer: the statement's queued mail goes out (or fails) as in the worker. */
+  const deliver = () =>
+    runDueWork(
+      { db: t.handle.db, clock: t.clock, mailer: createMailer({ dataDir: t.dataDir, sealer }), services: { invoicing: t.invoicing } },
+      { asOf: '2026-11-21', companyId: t.company.companyId, log: () => {} },
+    );
   const stored = (id: string) => t.handle.db.selectFrom('commission_statements').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const audit = (id: string) =>
     t.handle.db.selectFrom('audit_log').select(['action', 'user_id', 'before', 'after']).where('subject_id', '=', id).orderBy('seq').execute();
@@ -160,9 +167,15 @@ describe('revenue-share statements in the app', () => {
     assert.equal(pdf.headers['content-type'], 'application/pdf');
     assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
 
-    const sent = await post(admin, id, 'send');
-    assert.equal(sent.status, 303);
-    assert.match((await admin.get(sent.location as string)).body, /Die Abrechnung wurde an abrechnung@mueller\.example versendet\./);
+    // Issuing queued the mail (issue 25): no "Versenden" beside it, and a send now is refused.
+    assert.match(page.body, /Der Versand per E-Mail an abrechnung@mueller\.example ist beauftragt und läuft im Hintergrund/);
+    assert.doesNotMatch(page.body, /Versenden<\/button>/);
+    const early = await post(admin, id, 'send');
+    assert.equal(early.status, 409);
+    assert.match(early.body, /Die Abrechnung wird bereits per E-Mail versendet; sie wurde nicht ein zweites Mal gesendet\./);
+    assert.equal(smtp.received.length, 0);
+    await deliver();
+    assert.match((await admin.get(`/app/statements/${id}`)).body, /Versendet an<\/dt><dd>abrechnung@mueller\.example/);
     assert.equal(smtp.received.length, 1);
     assert.deepEqual(smtp.received[0]?.envelopeTo, ['abrechnung@mueller.example']);
     const mail = await smtp.parsed(0);
@@ -192,13 +205,14 @@ describe('revenue-share statements in the app', () => {
       trail.map((a) => [a.action, a.user_id]),
       [
         ['statement.issued', t.company.userId],
-        ['statement.sent', t.company.userId],
         ['statement.cancelled', t.company.userId],
       ],
     );
-    assert.deepEqual(trail[2]?.after, { number: 'GS-2026-00001', status: 'cancelled', gross: '68.31', paid: false, cancelled_by: 'GS-2026-00002' });
+    assert.deepEqual(trail[1]?.after, { number: 'GS-2026-00001', status: 'cancelled', gross: '68.31', paid: false, cancelled_by: 'GS-2026-00002' });
     const history = (await admin.get(`/app/statements/${id}`)).body;
-    for (const step of ['Ausgestellt', 'Versendet', 'Storniert']) assert.match(history, new RegExp(`</time> ${step} von admin-main`));
+    for (const step of ['Ausgestellt', 'Storniert']) assert.match(history, new RegExp(`</time> ${step} von admin-main`));
+    // The queued mail was sent by Kontor itself, not by a person.
+    assert.match(history, /<\/time> Versendet<\/li>/);
     // The audit page names the actions in German.
     assert.match((await admin.get('/app/audit')).body, /Abrechnung storniert/);
   });
@@ -206,7 +220,13 @@ describe('revenue-share statements in the app', () => {
   test('a failed SMTP send is shown with the mail server’s reason in German; the statement stays issued', async () => {
     const id = statementIds.bounce;
     assert.equal((await post(admin, id, 'issue')).status, 303);
-    const failed = await post(admin, id, 'send');
+    // The queued mail is refused by the server: the page says why and offers "Erneut senden", asking first.
+    await deliver();
+    const page = await admin.get(`/app/statements/${id}`);
+    assert.match(page.body, /Der Versand per E-Mail ist fehlgeschlagen: .*post@rejected\.example/);
+    assert.match(page.body, /data-confirm="Abrechnung wirklich erneut per E-Mail senden\?"[^>]*><input type="hidden" name="_csrf"/);
+    assert.match(page.body, /Erneut senden<\/button>/);
+    const failed = await admin.post(`/app/statements/${id}/send`);
     assert.equal(failed.status, 422);
     assert.match(failed.body, /Die E-Mail wurde nicht versendet\. Der Mailserver 127\.0\.0\.1:\d+ hat die Empfängeradresse post@rejected\.example abgelehnt\./);
     const row = await stored(id);
