@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { formatIn, typedDecimal } from '../../src/web/pages/money.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
@@ -54,5 +55,21 @@ describe('dates and amounts in the page language', () => {
     assert.doesNotMatch(audit, /\d\d\.\d\d\.\d{4}/);
     await web.get('/app/lang?to=de');
     assert.match(text((await web.get('/app/invoices')).body), /21\.11\.2026 05\.12\.2026 1\.469,13 €/);
+  });
+
+  test('typed amounts: German notation in German, English in English, and 1234.56 in both', () => {
+    const read = (lang: 'de' | 'en', typed: string[]) => formatIn(lang, () => typed.map(typedDecimal));
+    assert.deepEqual(read('de', ['1.234,56', '1234,56', '1234.56', '12.5', '1.234', '-0,5', '12', '1,234.56', 'zwölf']), [
+      '1234.56',
+      '1234.56',
+      '1234.56',
+      '12.5',
+      '1234',
+      '-0.5',
+      '12',
+      null,
+      null,
+    ]);
+    assert.deepEqual(read('en', ['1,234.56', '1234.56', '1234,56', '1,234', '0.005', '1.234,56']), ['1234.56', '1234.56', '1234.56', '1234', '0.005', null]);
   });
 });

@@ -4,12 +4,11 @@ import { assignBankTransaction } from '../../modules/payments/assign-bank-transa
 import { AssignCreditError } from '../../modules/payments/assign-credit.ts';
 import { BankImportError, type BankImportResult, type ImportNote, importBankStatement, StatementError } from '../../modules/payments/index.ts';
 import { calendarDate } from '../../shared/clock.ts';
-import { formatMoney } from '../../shared/german-format.ts';
 import { formatCents } from '../../shared/money.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
-import { date, euro } from './money.ts';
+import { date, euro, money as formatMoney } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Bank statements: upload a camt.053 or MT940 file, see what matched, and assign the credits

@@ -4,13 +4,12 @@ import { billsUsage } from '../../modules/contracts/billing-plan.ts';
 import { CONTRACT_STATUSES, type ContractListQuery, contractRecord, listContracts } from '../../modules/contracts/contract-records.ts';
 import { billedSoFar } from '../../modules/contracts/item-terms.ts';
 import { addDays } from '../../shared/dates.ts';
-import { formatDecimal } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
 import { contractBadge } from './customers.ts';
-import { date, euro, today } from './money.ts';
+import { date, decimal, euro, money, today } from './money.ts';
 
 type ContractRecordView = NonNullable<Awaited<ReturnType<typeof contractRecord>>>;
 
@@ -52,8 +51,7 @@ function listUrl(query: ContractListQuery, changes: { after?: string; before?: s
   return `/app/contracts${text ? `?${text}` : ''}`;
 }
 
-const money = (decimal: string) => `${formatDecimal(decimal, 2)}\u00a0€`;
-const qty = (decimal: string) => formatDecimal(decimal, 0);
+const qty = (value: string) => decimal(value, 0);
 
 /** The quantity of an item, with the day it last changed and the one before. */
 function quantityCell(t: Messages['records'], item: ContractRecordView['items'][number]): Html {

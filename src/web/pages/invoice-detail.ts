@@ -4,14 +4,13 @@ import { readFiles } from '../../modules/invoicing/invoice-files.ts';
 import type { InvoicingDeps } from '../../modules/invoicing/invoicing-deps.ts';
 import { checkDraft, issueDraft } from '../../modules/invoicing/issue-draft.ts';
 import { AppError } from '../../shared/errors.ts';
-import { formatDecimal } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, type Member, redirect, sendPage, shell } from '../web-request.ts';
 import { auditSentence, eventSentence } from './audit-words.ts';
 import { bookingsSection, loadInvoiceMoney, paymentHistory, paymentsSection } from './invoice-money.ts';
-import { date, dateTimeFormat, euro } from './money.ts';
+import { date, dateTimeFormat, decimal, euro, money as amount } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // One invoice: its head, lines and totals, the PDF (preview and download), the e-invoice,
@@ -290,7 +289,7 @@ ${confirmation ? html`<section class="panel" aria-labelledby="confirmed-heading"
 <thead><tr><th scope="col">${t.position}</th><th scope="col">${t.description}</th><th scope="col" class="num">${t.quantity}</th><th scope="col">${t.unit}</th><th scope="col" class="num">${t.unitPrice}</th><th scope="col" class="num">${t.vat}</th><th scope="col" class="num">${t.net}</th></tr></thead>
 <tbody>${lines.map(
     (l) =>
-      html`<tr><td>${l.position}</td><td class="wrap">${l.description}</td><td class="num">${formatDecimal(l.quantity, 0)}</td><td>${l.unit ?? ''}</td><td class="num">${formatDecimal(l.unit_price_net, 2)} €</td><td class="num">${l.vat_rate} %</td><td class="num">${euro(l.net_cents)}</td></tr>`,
+      html`<tr><td>${l.position}</td><td class="wrap">${l.description}</td><td class="num">${decimal(l.quantity, 0)}</td><td>${l.unit ?? ''}</td><td class="num">${amount(l.unit_price_net)}</td><td class="num">${l.vat_rate} %</td><td class="num">${euro(l.net_cents)}</td></tr>`,
   )}</tbody>
 <tfoot>
 <tr><th scope="row" colspan="6">${t.net}</th><td class="num">${euro(invoice.total_net_cents)}</td></tr>

@@ -1,11 +1,10 @@
 import { appDraftIssues } from '../../modules/invoicing/app-draft-input.ts';
 import type { AppDraftBody } from '../../modules/invoicing/index.ts';
 import type { ValidationIssue } from '../../shared/errors.ts';
-import { formatDecimal } from '../../shared/german-format.ts';
 import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { csrfField } from '../layout.ts';
-import { isoOfTyped } from './money.ts';
+import { decimal, isoOfTyped, typedDecimal } from './money.ts';
 
 // The form of a draft written in the app: what a person types (German numbers and dates)
 // turned into the body of POST /invoices that the invoicing module checks and builds
@@ -77,9 +76,9 @@ export function formOfDraft(
     lines: [
       ...lines.map((l) => ({
         description: l.description,
-        quantity: formatDecimal(l.quantity, 0),
+        quantity: decimal(l.quantity, 0),
         unit: l.unit ?? '',
-        price: formatDecimal(l.unit_price_net, 2),
+        price: decimal(l.unit_price_net, 2),
         vat: String(l.vat_rate),
         reason: l.tax_exemption_reason ?? '',
       })),
@@ -103,8 +102,8 @@ export function draftBody(t: Messages, form: DraftForm): { body: AppDraftBody; p
     if (isEmpty(line)) return;
     const index = lines.length;
     rowOf.push(row);
-    const quantity = line.quantity.trim() === '' ? '1' : germanDecimal(line.quantity);
-    const price = germanDecimal(line.price);
+    const quantity = line.quantity.trim() === '' ? '1' : typedDecimal(line.quantity);
+    const price = typedDecimal(line.price);
     if (quantity === null) own.push({ loc: ['body', 'lines', index, 'quantity'], type: 'decimal', msg: '' });
     if (price === null) own.push({ loc: ['body', 'lines', index, 'unit_price_net'], type: line.price.trim() ? 'decimal' : 'missing', msg: '' });
     lines.push({

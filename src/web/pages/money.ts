@@ -38,6 +38,22 @@ export function money(amount: string): string {
   return text.startsWith('-') ? `-€${text.slice(1)}` : `€${text}`;
 }
 
+/**
+ * A typed number as a decimal string, or null. German pages read "1.234,56", "1234,56" and
+ * also "1234.56" (a dot before one, two or more than three digits cannot group thousands);
+ * English pages read "1,234.56" and "1234.56", and "1234,56" as well. "12" → "12".
+ */
+export function typedDecimal(text: string): string | null {
+  const s = text.replace(/[\s\u00a0€]/g, '');
+  const [group, point] = formatLang() === 'en' ? [',', '.'] : ['.', ','];
+  const esc = (c: string) => `\\${c}`;
+  const strict = new RegExp(`^(-?)((?:[1-9]\\d{0,2}(?:${esc(group)}\\d{3})+)|\\d+)(?:${esc(point)}(\\d+))?$`).exec(s);
+  if (strict) return `${strict[1]}${(strict[2] as string).split(group).join('')}${strict[3] !== undefined ? `.${strict[3]}` : ''}`;
+  // The other notation's decimal separator, when it cannot be a thousands group.
+  const other = new RegExp(`^(-?)(\\d+)${esc(group)}(\\d{1,2}|\\d{4,})$`).exec(s);
+  return other ? `${other[1]}${other[2]}.${other[3]}` : null;
+}
+
 export const euro = (cents: number | bigint | string): string => money(formatCents(typeof cents === 'string' ? BigInt(cents) : cents));
 
 /** A calendar date: "27.11.2026" (de), "27 Nov 2026" (en); "–" for none. */
