@@ -129,7 +129,15 @@ describe('back-office invoice list and dashboard', () => {
     // November 2026: five issued invoices of 74.00 net each (drafts do not count).
     assert.match(page.body, /<th scope="row">Nov 2026<\/th><td class="num">370,00\u00a0€<\/td>/);
     assert.match(page.body, /<th scope="row">Okt 2026<\/th><td class="num">0,00\u00a0€<\/td>/);
-    assert.match(page.body, /<svg viewBox="0 0 720 220" role="img"/);
+    // Issue 25: each bar carries its amount and its month with the year, for screen readers too
+    // (a list of named items); the year stands under the first bar and under January.
+    assert.match(page.body, /<svg viewBox="0 0 720 240" role="list" aria-labelledby="chart-title">/);
+    assert.match(page.body, /<g role="listitem" aria-label="Nov 2026: 370,00\u00a0€">/);
+    assert.equal([...page.body.matchAll(/<g role="listitem" aria-label="[^"]+ 20\d\d: [^"]+">/g)].length, 12);
+    const labels = [...page.body.matchAll(/class="value">([^<]+)<\/text>/g)].map((m) => m[1]);
+    assert.deepEqual(labels, [...Array(11).fill('0\u00a0€'), '370\u00a0€']);
+    const years = [...page.body.matchAll(/class="axis year">(\d{4})<\/text>/g)].map((m) => m[1]);
+    assert.deepEqual(years, ['2025', '2026']);
   });
 
   test('in English, labels change and amounts follow the English format', async () => {
@@ -138,6 +146,8 @@ describe('back-office invoice list and dashboard', () => {
     assert.match(page.body, /<html lang="en">/);
     assert.match(page.body, /<h1>Overview<\/h1>/);
     assert.match(page.body, /€425\.30/);
+    assert.match(page.body, /<g role="listitem" aria-label="Nov 2026: €370\.00">/);
+    assert.match(page.body, /class="value">€370<\/text>/);
     await web.get('/app/lang?to=de');
   });
 });

@@ -5,7 +5,7 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
-import { euro, today } from './money.ts';
+import { decimal, euro, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The overview: open, overdue and paid amounts, and net revenue of the last twelve months
@@ -54,26 +54,48 @@ function lastTwelveMonths(day: string): string[] {
 const MONTHS_DE = ['Jan', 'Feb', 'Mär', 'Apr', 'Mai', 'Jun', 'Jul', 'Aug', 'Sep', 'Okt', 'Nov', 'Dez'];
 const MONTHS_EN = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
+/** A bar's amount in whole euros ("12.346 €", "€12,346"), millions with one decimal ("1,2 Mio. €", "€1.2m"): it fits above a bar. */
+function barAmount(lang: 'de' | 'en', cents: bigint): string {
+  const negative = cents < 0n;
+  const abs = negative ? -cents : cents;
+  const euros = (abs + 50n) / 100n;
+  const sign = negative ? '-' : '';
+  if (euros >= 1_000_000n) {
+    const tenths = (euros + 50_000n) / 100_000n;
+    return lang === 'de' ? `${sign}${tenths / 10n},${tenths % 10n}\u00a0Mio.\u00a0€` : `${sign}€${tenths / 10n}.${tenths % 10n}m`;
+  }
+  return lang === 'de' ? `${sign}${decimal(String(euros), 0)}\u00a0€` : `${sign}€${decimal(String(euros), 0)}`;
+}
+
+/**
+ * Twelve bars, each with its amount above it and its month below, the year under the first
+ * bar and under each January (issue 25). For screen readers the chart is a list whose items
+ * are named "Nov 2026: 370,00 €"; the table below gives the exact amounts.
+ */
 function chart(t: Messages, lang: 'de' | 'en', months: string[], revenue: Map<string, bigint>): Html {
   const values = months.map((m) => revenue.get(m) ?? 0n);
   const max = values.reduce((a, b) => (b > a ? b : a), 0n);
   if (max <= 0n) return html`<p class="empty">${t.noRevenue}</p>`;
   const width = 720;
-  const height = 220;
+  const height = 240;
   const bar = width / months.length;
   const names = lang === 'de' ? MONTHS_DE : MONTHS_EN;
+  const monthName = (month: string) => `${names[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}`;
   const bars = months.map((month, i) => {
     const value = values[i] as bigint;
-    const h = value > 0n ? Math.max(2, Number((value * 180n) / max)) : 0;
-    const label = `${names[Number(month.slice(5)) - 1]} ${month.slice(0, 4)}: ${euro(value)}`;
-    return html`<g><title>${label}</title><rect x="${(i * bar + 6).toFixed(1)}" y="${190 - h}" width="${(bar - 12).toFixed(1)}" height="${h}" rx="3" class="bar"></rect>
-<text x="${(i * bar + bar / 2).toFixed(1)}" y="210" text-anchor="middle" class="axis">${names[Number(month.slice(5)) - 1]}</text></g>`;
+    const h = value > 0n ? Math.max(2, Number((value * 160n) / max)) : 0;
+    const centre = (i * bar + bar / 2).toFixed(1);
+    const yearLabel =
+      i === 0 || month.endsWith('-01') ? html`<text x="${centre}" y="230" text-anchor="middle" class="axis year">${month.slice(0, 4)}</text>` : '';
+    return html`<g role="listitem" aria-label="${monthName(month)}: ${euro(value)}"><rect x="${(i * bar + 6).toFixed(1)}" y="${190 - h}" width="${(bar - 12).toFixed(1)}" height="${h}" rx="3" class="bar"></rect>
+<text x="${centre}" y="${190 - h - 6}" text-anchor="middle" font-size="11" fill="currentColor" class="value">${barAmount(lang, value)}</text>
+<text x="${centre}" y="210" text-anchor="middle" class="axis">${names[Number(month.slice(5)) - 1]}</text>${yearLabel}</g>`;
   });
-  // The same figures as a table for screen readers and for reading exact amounts.
+  // The same figures as a table for reading exact amounts.
   return html`<figure class="chart">
-<svg viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title"><title id="chart-title">${t.revenueByMonth}</title>${bars}</svg>
+<svg viewBox="0 0 ${width} ${height}" role="list" aria-labelledby="chart-title"><title id="chart-title">${t.revenueByMonth}</title>${bars}</svg>
 <details><summary>${t.revenueByMonth}</summary><table class="table compact"><tbody>
-${months.map((m, i) => html`<tr><th scope="row">${names[Number(m.slice(5)) - 1]} ${m.slice(0, 4)}</th><td class="num">${euro(values[i] as bigint)}</td></tr>`)}
+${months.map((m, i) => html`<tr><th scope="row">${monthName(m)}</th><td class="num">${euro(values[i] as bigint)}</td></tr>`)}
 </tbody></table></details>
 </figure>`;
 }
