@@ -87,7 +87,10 @@ describe('kontor admin dunning and export datev --by', () => {
     assert.match(stranger.stderr, /nobody@example.com is no active member with access to company/);
     const noAddress = await kontor('admin', 'dunning', 'retry', noticeId, '--by', t.company.adminEmail);
     assert.equal(noAddress.code, 1);
-    assert.equal(noAddress.stderr, 'kontor: Für den Kunden Beispiel AG ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie zuerst.\n');
+    assert.equal(
+      noAddress.stderr,
+      'kontor: Für den Kunden Beispiel AG ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie in Ihrem eigenen System, aus dem Kontor die Kunden übernimmt (PUT /v1/customers/by-ref/…), und versuchen Sie es danach erneut.\n',
+    );
     const missing = await kontor('admin', 'dunning', 'retry', 'dun_00000000000000000000000000', '--by', t.company.adminEmail);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no dunning notice dun_0+/);
@@ -163,5 +166,60 @@ describe('kontor admin dunning and export datev --by', () => {
     const plain = await kontor('export', 'datev', '--company', t.company.companyId, '--from', '2026-11-01', '--to', '2026-11-30');
     assert.equal(plain.code, 0);
     assert.equal((await t.handle.db.selectFrom('audit_log').select('seq').where('action', '=', 'datev.exported').execute()).length, 1);
+  });
+
+  test('admin dunning stop and lift (issue 25): a Mahnsperre for the customer, refused without a target or for strangers; the daily run skips it', async () => {
+    const customer = await t.handle.db
+      .selectFrom('customers')
+      .select('id')
+      .where('company_id', '=', t.company.companyId)
+      .where('external_ref', '=', 'k')
+      .executeTakeFirstOrThrow();
+    const second = await issueInvoice(t, s, 'cli-2', 'k', '2026-12-01');
+    const neither = await kontor('admin', 'dunning', 'stop', '--reason', 'x', '--by', t.company.adminEmail);
+    assert.equal(neither.code, 1);
+    assert.match(neither.stderr, /name either --invoice ID or --customer ID/);
+    const stranger = await kontor('admin', 'dunning', 'stop', '--customer', customer.id, '--reason', 'Ratenzahlung', '--by', 'nobody@example.com');
+    assert.equal(stranger.code, 1);
+    const blank = await kontor('admin', 'dunning', 'stop', '--customer', customer.id, '--reason', '  ', '--by', t.company.adminEmail);
+    assert.equal(blank.code, 1);
+    assert.equal(blank.stderr, 'kontor: Bitte geben Sie einen Grund für die Mahnsperre an.\n');
+    assert.equal(await countRows(t.handle, 'dunning_stops'), 0);
+
+    const set = await kontor(
+      'admin',
+      'dunning',
+      'stop',
+      '--customer',
+      customer.id,
+      '--reason',
+      'Ratenzahlung vereinbart',
+      '--by',
+      t.company.adminEmail,
+      '--json',
+    );
+    assert.equal(set.code, 0, set.stderr);
+    const stop = JSON.parse(set.stdout) as { stop_id: string; created: boolean };
+    assert.equal(stop.created, true);
+    assert.match(stop.stop_id, /^dst_[0-9a-z]{26}$/);
+    const twice = await kontor('admin', 'dunning', 'stop', '--customer', customer.id, '--reason', 'noch einmal', '--by', t.company.adminEmail);
+    assert.equal(twice.stdout.trim(), `a dunning stop (${stop.stop_id}) holds for all invoices of Beispiel AG already; nothing changed`);
+    // Due 2026-12-15: no reminder while the stop holds (2026-12-22 would be its day).
+    await runDay(t, s, '2026-12-22');
+    assert.equal((await t.handle.db.selectFrom('dunning_notices').select('id').where('invoice_id', '=', second.id).execute()).length, 0);
+
+    const lifted = await kontor('admin', 'dunning', 'lift', stop.stop_id, '--by', t.company.adminEmail);
+    assert.equal(lifted.code, 0, lifted.stderr);
+    assert.equal(lifted.stdout.trim(), `dunning stop ${stop.stop_id} for Beispiel AG lifted`);
+    const again = await kontor('admin', 'dunning', 'lift', stop.stop_id, '--by', t.company.adminEmail);
+    assert.equal(again.stdout.trim(), `dunning stop ${stop.stop_id} was lifted already; nothing changed`);
+    assert.equal((await kontor('admin', 'dunning', 'lift', 'dst_kaputt', '--by', t.company.adminEmail)).code, 1);
+    const audit = await t.handle.db.selectFrom('audit_log').select('action').where('subject_id', '=', customer.id).orderBy('at').orderBy('id').execute();
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['dunning.stop_set', 'dunning.stop_lifted'],
+    );
+    await runDay(t, s, '2026-12-23');
+    assert.equal((await t.handle.db.selectFrom('dunning_notices').select('id').where('invoice_id', '=', second.id).execute()).length, 1);
   });
 });

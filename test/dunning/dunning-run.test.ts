@@ -112,9 +112,15 @@ describe('overdue marking and dunning (kontor jobs run)', () => {
     assert.match(mails[1]!.pdfText, /Mahngebühr 1\. Mahnung 2,50 €/);
     assert.match(
       mails[1]!.pdfText,
-      /Verzugszinsen 10,27 % p\. a\. \(Basiszinssatz 1,27 % \+ 9 Prozentpunkte\) vom 13\.12\.2026 bis 26\.12\.2026, 14 Tage 4,69 €/,
+      /Verzugszinsen 10,27 % p\. a\. \(Basiszinssatz 1,27 % seit 01\.01\.2026, ab 01\.07\.2026 fortgeschrieben, \+ 9 Prozentpunkte\) vom 13\.12\.2026 bis 26\.12\.2026, 14 Tage 4,69 €/,
     );
     assert.match(mails[1]!.pdfText, /Verzugspauschale \(§ 288 Abs\. 5 BGB\) 40,00 €/);
+    // Which rate, and that it was carried forward (issue 25): in the PDF and in the mail text.
+    const carried =
+      /Für die Zeit ab dem 01\.07\.2026 lag uns bei Erstellung dieses Schreibens noch kein neuer Basiszinssatz vor; wir haben den zuletzt bekannten Basiszinssatz von 1,27 % \(gültig seit 01\.01\.2026\) fortgeschrieben\./;
+    assert.match(mails[1]!.pdfText, carried);
+    assert.match((mails[1]!.text ?? '').replace(/\s+/g, ' '), carried);
+    assert.match((mails[1]!.text ?? '').replace(/\s+/g, ' '), /Basiszinssatz 1,27 % seit 01\.01\.2026, ab 01\.07\.2026 fortgeschrieben, \+ 9 Prozentpunkte/);
     assert.match(mails[1]!.pdfText, /Zu zahlender Gesamtbetrag 1\.237,19 €/);
 
     await runDay(t, s, '2027-01-08');
@@ -161,14 +167,27 @@ describe('overdue marking and dunning (kontor jobs run)', () => {
     const second = (number: string) => mails.find((m) => m.subject?.startsWith(`2. Mahnung zu Rechnung ${number}`))!;
     // Interest 11.06.–30.06. (20 days, base 2.27 %) and 01.07.–08.07. (8 days, base 1.27 %) on 1,190.00 €.
     const consumerText = second(consumer.number).pdfText;
-    assert.match(consumerText, /Verzugszinsen 7,27 % p\. a\. \(Basiszinssatz 2,27 % \+ 5 Prozentpunkte\) vom 11\.06\.2025 bis 30\.06\.2025, 20 Tage 4,74 €/);
-    assert.match(consumerText, /Verzugszinsen 6,27 % p\. a\. \(Basiszinssatz 1,27 % \+ 5 Prozentpunkte\) vom 01\.07\.2025 bis 08\.07\.2025, 8 Tage 1,64 €/);
+    assert.doesNotMatch(consumerText, /fortgeschrieben/, 'the table has both rates: nothing carried forward');
+    assert.match(
+      consumerText,
+      /Verzugszinsen 7,27 % p\. a\. \(Basiszinssatz 2,27 % seit 01\.01\.2025 \+ 5 Prozentpunkte\) vom 11\.06\.2025 bis 30\.06\.2025, 20 Tage 4,74 €/,
+    );
+    assert.match(
+      consumerText,
+      /Verzugszinsen 6,27 % p\. a\. \(Basiszinssatz 1,27 % seit 01\.07\.2025 \+ 5 Prozentpunkte\) vom 01\.07\.2025 bis 08\.07\.2025, 8 Tage 1,64 €/,
+    );
     assert.doesNotMatch(consumerText, /Verzugspauschale/);
     assert.match(consumerText, /Zu zahlender Gesamtbetrag 1\.203,88 €/); // 1,190.00 + 7.50 + 6.38
     assert.match(consumerText, /Sehr geehrte Damen und Herren/);
     const businessText = second(business.number).pdfText;
-    assert.match(businessText, /Verzugszinsen 11,27 % p\. a\. \(Basiszinssatz 2,27 % \+ 9 Prozentpunkte\) vom 11\.06\.2025 bis 30\.06\.2025, 20 Tage 7,35 €/);
-    assert.match(businessText, /Verzugszinsen 10,27 % p\. a\. \(Basiszinssatz 1,27 % \+ 9 Prozentpunkte\) vom 01\.07\.2025 bis 08\.07\.2025, 8 Tage 2,68 €/);
+    assert.match(
+      businessText,
+      /Verzugszinsen 11,27 % p\. a\. \(Basiszinssatz 2,27 % seit 01\.01\.2025 \+ 9 Prozentpunkte\) vom 11\.06\.2025 bis 30\.06\.2025, 20 Tage 7,35 €/,
+    );
+    assert.match(
+      businessText,
+      /Verzugszinsen 10,27 % p\. a\. \(Basiszinssatz 1,27 % seit 01\.07\.2025 \+ 9 Prozentpunkte\) vom 01\.07\.2025 bis 08\.07\.2025, 8 Tage 2,68 €/,
+    );
     assert.match(businessText, /Verzugspauschale \(§ 288 Abs\. 5 BGB\) 40,00 €/);
     assert.match(businessText, /Zu zahlender Gesamtbetrag 1\.247,53 €/); // 1,190.00 + 7.50 + 10.03 + 40.00
   });

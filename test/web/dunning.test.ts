@@ -106,7 +106,10 @@ describe('dunning notices in the app', () => {
     await admin.get('/app/dunning');
     const noAddress = await admin.post(`/app/dunning/${failed.id}/retry`);
     assert.equal(noAddress.status, 422);
-    assert.match(noAddress.body, /Für den Kunden Beispiel AG ist noch keine E-Mail-Adresse hinterlegt\. Bitte ergänzen Sie sie zuerst\./);
+    assert.match(
+      noAddress.body,
+      /Für den Kunden Beispiel AG ist noch keine E-Mail-Adresse hinterlegt\. Bitte ergänzen Sie sie in Ihrem eigenen System, aus dem Kontor die Kunden übernimmt \(PUT \/v1\/customers\/by-ref\/…\), und versuchen Sie es danach erneut\./,
+    );
     const paid = await admin.post(`/app/dunning/${(await noticeOf(paidMeanwhile.id)).id}/retry`);
     assert.equal(paid.status, 422);
     assert.match(paid.body, new RegExp(`Die Rechnung ${paidMeanwhile.number} ist inzwischen bezahlt; die Mahnung wird nicht mehr versendet\\.`));

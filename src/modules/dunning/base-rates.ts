@@ -59,7 +59,12 @@ export function activeBaseRates(): BaseRateSetup {
   return active;
 }
 
-export type RatePeriod = { from: string; to: string; days: number; baseRate: string };
+/**
+ * Days at one base rate: `baseRateFrom` is the table entry's date (the rate holds "seit"
+ * then); `carriedForwardFrom` is the first half-year the table has no rate for when some of
+ * these days fall in it (the last rate carried forward from then on), else null.
+ */
+export type RatePeriod = { from: string; to: string; days: number; baseRate: string; baseRateFrom: string; carriedForwardFrom: string | null };
 
 /**
  * Splits the days `first` … `last` (both included) where the base rate changes. Empty
@@ -77,7 +82,19 @@ export function baseRatePeriods(first: string, last: string, table: readonly Bas
     const from = first > entry.from ? first : entry.from;
     const to = last < entryLast ? last : entryLast;
     if (from > to) continue;
-    periods.push({ from, to, days: daysFrom(from, to) + 1, baseRate: entry.rate });
+    const beyond = next ? null : nextHalfYear(entry.from);
+    const carriedForwardFrom = beyond !== null && to >= beyond ? beyond : null;
+    periods.push({ from, to, days: daysFrom(from, to) + 1, baseRate: entry.rate, baseRateFrom: entry.from, carriedForwardFrom });
   }
   return periods;
+}
+
+/**
+ * The app's warning (dashboard, dunning page): the half-year of `today` (the company's
+ * date) has no rate in the table, so notices carry the last one forward. Null when it has.
+ */
+export function currentRateMissing(today: string, table: readonly BaseRate[] = activeBaseRates().table): { halfYear: string; last: BaseRate } | null {
+  const last = table.at(-1);
+  if (!last || halfYearOf(today) <= last.from) return null;
+  return { halfYear: halfYearOf(today), last };
 }

@@ -1,15 +1,16 @@
 import type { DunningLevel } from '../../db/schema-dunning.ts';
+import type { Trx } from '../../db/transaction.ts';
 import { type DailyTaskContext, enqueueJob } from '../../jobs/index.ts';
 import { addDays } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
 import { sellerOf } from '../invoicing/build-document.ts';
-import type { Buyer } from '../invoicing/document.ts';
+import type { Buyer, Seller } from '../invoicing/document.ts';
 import { BASE_RATE_FILE_NAME } from './base-rate-file.ts';
-import { activeBaseRates, type BaseRateSetup, missingHalfYears } from './base-rates.ts';
+import { activeBaseRates, type BaseRate, type BaseRateSetup, missingHalfYears } from './base-rates.ts';
 import { computeClaim, isBusinessCustomer } from './claim.ts';
-import { dueForNoticeQuery, insertNotice, type NoticeCandidate, sentNotices } from './dunning.repository.ts';
+import { dueForNoticeQuery, insertNotice, type NoticeCandidate, type SentNotice, sentNotices } from './dunning.repository.ts';
 import { buildNoticeDocument } from './notice-document.ts';
-import { policyOf } from './policy.ts';
+import { type DunningPolicy, policyOf } from './policy.ts';
 
 export const SEND_NOTICE_JOB = 'dunning.send_notice';
 
@@ -48,68 +49,88 @@ export async function createDueNotices(ctx: DailyTaskContext): Promise<DunningRu
     companyId,
     candidates.filter((c) => c.dunning_level !== null).map((c) => c.id),
   );
-  const seller = sellerOf(company);
-  const now = clock.now();
+  const setup: NoticeSetup = { policy, seller: sellerOf(company), date, now: clock.now(), baseRates: baseRates.table };
   let created = 0;
   let stale = 0;
   for (const invoice of candidates) {
-    const level = ((invoice.dunning_level ?? -1) + 1) as DunningLevel;
-    const earlier = history.get(invoice.id) ?? [];
-    const business = isBusinessCustomer(buyerAtIssue(invoice));
-    const claim = computeClaim({
-      policy,
-      level,
-      noticeDate: date,
-      dueDate: invoice.due_date!,
-      grossCents: invoice.total_gross_cents,
-      paidCents: invoice.amount_paid_cents,
-      business,
-      reminderDate: earlier.find((notice) => notice.level === 0)?.notice_date ?? null,
-      earlierFeesCents: earlier.reduce((sum, notice) => sum + notice.fee_cents, 0),
-      baseRates: baseRates.table,
-    });
-    if (claim.openCents <= 0) continue;
-    const document = buildNoticeDocument({
-      level,
-      noticeDate: date,
-      seller,
-      buyer: buyerOf(invoice),
-      business,
-      invoice: { number: invoice.number!, issueDate: invoice.issue_date!, dueDate: invoice.due_date!, grossCents: invoice.total_gross_cents },
-      previousNoticeDate: earlier.find((notice) => notice.level === level - 1)?.notice_date ?? null,
-      paidCents: invoice.amount_paid_cents,
-      claim,
-    });
-    const noticeId = await insertNotice(trx, {
-      company_id: companyId,
-      id: newId('dun'),
-      invoice_id: invoice.id,
-      level,
-      notice_date: date,
-      deadline: claim.deadline,
-      open_cents: claim.openCents,
-      paid_cents: invoice.amount_paid_cents,
-      fee_cents: claim.feeCents,
-      fees_cents: claim.feesCents,
-      interest_cents: claim.interest?.cents ?? 0,
-      lump_sum_cents: claim.lumpSumCents,
-      total_cents: claim.totalCents,
-      default_since: claim.defaultSince,
-      document: JSON.stringify(document),
-      created_at: now,
-      updated_at: now,
-    });
-    if (!noticeId) continue; // a notice of this level is pending (or was sent): nothing twice
-    await enqueueJob(trx, { name: SEND_NOTICE_JOB, companyId, payload: { notice_id: noticeId }, runAt: now, dedupeKey: `${SEND_NOTICE_JOB}:${noticeId}` });
+    const made = await createNotice(trx, companyId, setup, invoice, history.get(invoice.id) ?? []);
+    if (!made) continue;
     created += 1;
     // The interest runs through the notice date, so it reaches the missing half-years.
-    if (missing.length > 0 && claim.interest && claim.interest.periods.length > 0) stale += 1;
+    if (missing.length > 0 && made.interest) stale += 1;
   }
   if (stale === 0) return { created, enabled: true };
   const last = baseRates.table.at(-1)!;
   const staleBaseRate = { missing_half_years: missing, carried_forward: { from: last.from, rate: last.rate }, notices: stale };
   ctx.log(`warning: ${staleBaseRateMessage(staleBaseRate, baseRates)}`);
   return { created, enabled: true, stale_base_rate: staleBaseRate };
+}
+
+/** What every notice of a run (or of "Erinnerung jetzt senden") shares. */
+export type NoticeSetup = { policy: DunningPolicy; seller: Seller; date: string; now: Date; baseRates: readonly BaseRate[] };
+
+/**
+ * Makes the next notice of one invoice (level after its dunning_level) with its amounts
+ * frozen, and enqueues the job that renders and mails it: the one path of the daily task and
+ * of "Erinnerung jetzt senden". Null when nothing is open or a pending or sent notice of
+ * that level exists (levels never repeat).
+ */
+export async function createNotice(
+  trx: Trx,
+  companyId: string,
+  setup: NoticeSetup,
+  invoice: NoticeCandidate,
+  earlier: SentNotice[],
+): Promise<{ noticeId: string; level: DunningLevel; interest: boolean } | null> {
+  const { policy, date, now } = setup;
+  const level = ((invoice.dunning_level ?? -1) + 1) as DunningLevel;
+  const business = isBusinessCustomer(buyerAtIssue(invoice));
+  const claim = computeClaim({
+    policy,
+    level,
+    noticeDate: date,
+    dueDate: invoice.due_date!,
+    grossCents: invoice.total_gross_cents,
+    paidCents: invoice.amount_paid_cents,
+    business,
+    reminderDate: earlier.find((notice) => notice.level === 0)?.notice_date ?? null,
+    earlierFeesCents: earlier.reduce((sum, notice) => sum + notice.fee_cents, 0),
+    baseRates: setup.baseRates,
+  });
+  if (claim.openCents <= 0) return null;
+  const document = buildNoticeDocument({
+    level,
+    noticeDate: date,
+    seller: setup.seller,
+    buyer: buyerOf(invoice),
+    business,
+    invoice: { number: invoice.number!, issueDate: invoice.issue_date!, dueDate: invoice.due_date!, grossCents: invoice.total_gross_cents },
+    previousNoticeDate: earlier.find((notice) => notice.level === level - 1)?.notice_date ?? null,
+    paidCents: invoice.amount_paid_cents,
+    claim,
+  });
+  const noticeId = await insertNotice(trx, {
+    company_id: companyId,
+    id: newId('dun'),
+    invoice_id: invoice.id,
+    level,
+    notice_date: date,
+    deadline: claim.deadline,
+    open_cents: claim.openCents,
+    paid_cents: invoice.amount_paid_cents,
+    fee_cents: claim.feeCents,
+    fees_cents: claim.feesCents,
+    interest_cents: claim.interest?.cents ?? 0,
+    lump_sum_cents: claim.lumpSumCents,
+    total_cents: claim.totalCents,
+    default_since: claim.defaultSince,
+    document: JSON.stringify(document),
+    created_at: now,
+    updated_at: now,
+  });
+  if (!noticeId) return null; // a notice of this level is pending (or was sent): nothing twice
+  await enqueueJob(trx, { name: SEND_NOTICE_JOB, companyId, payload: { notice_id: noticeId }, runAt: now, dedupeKey: `${SEND_NOTICE_JOB}:${noticeId}` });
+  return { noticeId, level, interest: Boolean(claim.interest && claim.interest.periods.length > 0) };
 }
 
 /** The warning: which half-years, what rate stands in, how many notices, where to add the rate. No customer data. */

@@ -1,6 +1,6 @@
 import { D } from '../../shared/decimal.ts';
 import { centsNumber } from '../../shared/money.ts';
-import { BASE_RATES, type BaseRate, baseRatePeriods } from './base-rates.ts';
+import { BASE_RATES, type BaseRate, baseRatePeriods, type RatePeriod } from './base-rates.ts';
 
 // Default interest (Verzugszinsen, § 288 BGB): the base rate (§ 247 BGB) plus 5 percentage
 // points when a consumer is the debtor (Abs. 1), plus 9 points otherwise (Abs. 2), on the
@@ -11,7 +11,7 @@ import { BASE_RATES, type BaseRate, baseRatePeriods } from './base-rates.ts';
 export const MARGIN_CONSUMER = '5';
 export const MARGIN_BUSINESS = '9';
 
-export type InterestPeriod = { from: string; to: string; days: number; baseRate: string; rate: string; cents: number };
+export type InterestPeriod = RatePeriod & { rate: string; cents: number };
 export type DefaultInterest = { periods: InterestPeriod[]; cents: number };
 
 /** Interest on `openCents` for the days `firstDay` … `lastDay` (both included). */

@@ -58,36 +58,51 @@ export type NoticeCutoffs = {
 };
 
 function candidateColumns(db: Database | Trx, companyId: string) {
-  return db
-    .selectFrom('invoices as i')
-    .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'i.company_id').onRef('c.id', '=', 'i.customer_id'))
-    .select([
-      'i.id',
-      'i.number',
-      'i.issue_date',
-      'i.due_date',
-      'i.total_gross_cents',
-      'i.amount_paid_cents',
-      'i.dunning_level',
-      'i.last_dunning_on',
-      // Business or consumer as the invoice was issued (its frozen buyer).
-      sql<string | null>`i.document -> 'buyer' ->> 'customerType'`.as('issued_customer_type'),
-      sql<string | null>`i.document -> 'buyer' ->> 'vatId'`.as('issued_vat_id'),
-      'c.name as customer_name',
-      'c.street as customer_street',
-      'c.house_number as customer_house_number',
-      'c.zip as customer_zip',
-      'c.city as customer_city',
-      'c.country_code as customer_country_code',
-      'c.vat_id as customer_vat_id',
-      'c.email as customer_email',
-      'c.kundennummer as customer_number',
-      'c.customer_type',
-      'c.contact_name as customer_contact_name',
-      'c.leitweg_id as customer_leitweg_id',
-    ])
-    .where('i.company_id', '=', companyId)
-    .where(OPEN_INVOICE);
+  return (
+    db
+      .selectFrom('invoices as i')
+      .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 'i.company_id').onRef('c.id', '=', 'i.customer_id'))
+      .select([
+        'i.id',
+        'i.number',
+        'i.issue_date',
+        'i.due_date',
+        'i.total_gross_cents',
+        'i.amount_paid_cents',
+        'i.dunning_level',
+        'i.last_dunning_on',
+        // Business or consumer as the invoice was issued (its frozen buyer).
+        sql<string | null>`i.document -> 'buyer' ->> 'customerType'`.as('issued_customer_type'),
+        sql<string | null>`i.document -> 'buyer' ->> 'vatId'`.as('issued_vat_id'),
+        'c.name as customer_name',
+        'c.street as customer_street',
+        'c.house_number as customer_house_number',
+        'c.zip as customer_zip',
+        'c.city as customer_city',
+        'c.country_code as customer_country_code',
+        'c.vat_id as customer_vat_id',
+        'c.email as customer_email',
+        'c.kundennummer as customer_number',
+        'c.customer_type',
+        'c.contact_name as customer_contact_name',
+        'c.leitweg_id as customer_leitweg_id',
+      ])
+      .where('i.company_id', '=', companyId)
+      .where(OPEN_INVOICE)
+      // No Mahnsperre in force for the invoice or its customer (issue 25): one probe each of the
+      // unique partial indexes of migrations/0041, per candidate found through the ranges.
+      .where(
+        sql<boolean>`not exists (select 1 from dunning_stops s where s.company_id = i.company_id and s.invoice_id = i.id and s.lifted_at is null and s.invoice_id is not null)`,
+      )
+      .where(
+        sql<boolean>`not exists (select 1 from dunning_stops s where s.company_id = i.company_id and s.customer_id = i.customer_id and s.lifted_at is null and s.customer_id is not null)`,
+      )
+  );
+}
+
+/** One open invoice with the columns a notice needs, unless a Mahnsperre holds for it ("Erinnerung jetzt senden"). */
+export function noticeCandidateQuery(db: Database | Trx, companyId: string, invoiceId: string) {
+  return candidateColumns(db, companyId).where('i.id', '=', invoiceId);
 }
 
 /**
@@ -197,14 +212,15 @@ export async function closeNotice(db: Database | Trx, companyId: string, noticeI
 }
 
 /** Notes (before the mail leaves) or clears (after a mail that failed) that a run mails the notice. */
-export async function markNoticeMailing(db: Database, companyId: string, noticeId: string, startedAt: Date | null) {
-  await db
+export async function markNoticeMailing(db: Database, companyId: string, noticeId: string, startedAt: Date | null): Promise<boolean> {
+  const marked = await db
     .updateTable('dunning_notices')
     .set({ mail_started_at: startedAt })
     .where('company_id', '=', companyId)
     .where('id', '=', noticeId)
     .where('status', '=', 'pending')
-    .execute();
+    .executeTakeFirst();
+  return marked.numUpdatedRows > 0n;
 }
 
 /**

@@ -10,7 +10,18 @@ import type { Claim } from './claim.ts';
 // notice is a new letter: current address, mailbox and bank account), the invoice facts
 // are those of the invoice.
 
-export type NoticeInterestPeriod = { from: string; to: string; days: number; baseRate: string; rate: string; amount: string };
+export type NoticeInterestPeriod = {
+  from: string;
+  to: string;
+  days: number;
+  baseRate: string;
+  rate: string;
+  amount: string;
+  /** Since when the base rate holds (the table entry); absent on notices made before issue 25. */
+  baseRateFrom?: string;
+  /** The first day at a rate carried forward (the table had none for that half-year); null or absent: none. */
+  carriedForwardFrom?: string | null;
+};
 
 export type NoticeDocument = {
   level: DunningLevel;
@@ -85,6 +96,8 @@ export function buildNoticeDocument(input: {
               baseRate: p.baseRate,
               rate: p.rate,
               amount: centsToDecimal(p.cents),
+              baseRateFrom: p.baseRateFrom,
+              carriedForwardFrom: p.carriedForwardFrom,
             })),
             amount: centsToDecimal(claim.interest.cents),
           }

@@ -100,8 +100,25 @@ export async function noticePdf(db: Database, companyId: string, noticeId: strin
   return { pdf: Buffer.from(row.pdf, 'base64'), fileName: noticeFileName(row.document as NoticeDocument) };
 }
 
-export type NoticeReasonCode = 'recipient_missing' | 'mail_rejected' | 'mail_unreachable' | 'mail_unconfirmed' | 'paid' | 'cancelled' | 'amount_changed';
-const REASON_CODES: readonly string[] = ['recipient_missing', 'mail_rejected', 'mail_unreachable', 'mail_unconfirmed', 'paid', 'cancelled', 'amount_changed'];
+export type NoticeReasonCode =
+  | 'recipient_missing'
+  | 'mail_rejected'
+  | 'mail_unreachable'
+  | 'mail_unconfirmed'
+  | 'paid'
+  | 'cancelled'
+  | 'amount_changed'
+  | 'dunning_stop';
+const REASON_CODES: readonly string[] = [
+  'recipient_missing',
+  'mail_rejected',
+  'mail_unreachable',
+  'mail_unconfirmed',
+  'paid',
+  'cancelled',
+  'amount_changed',
+  'dunning_stop',
+];
 
 /**
  * A notice's stored reason taken apart: the send job writes `code: message` for a mail that

@@ -1,6 +1,6 @@
 import { formatDate, formatDecimal, formatIban, formatMoney, legalName } from '../../shared/german-format.ts';
 import { MARGIN_BUSINESS, MARGIN_CONSUMER } from './default-interest.ts';
-import { type NoticeDocument, noticeTitle } from './notice-document.ts';
+import { type NoticeDocument, type NoticeInterestPeriod, noticeTitle } from './notice-document.ts';
 
 // The German words of a notice, shared by its PDF and its mail: pure functions of the
 // snapshot. The reminder (level 0) is friendly; the Mahnungen get firmer by level, the
@@ -54,6 +54,17 @@ function openingSentences(doc: NoticeDocument): string[] {
   }
 }
 
+/**
+ * Which Basiszinssatz a period used (issue 25): "Basiszinssatz 1,27 % seit 01.01.2026", and
+ * when the table had no rate for a half-year, from when it was carried forward. Notices
+ * made before issue 25 lack the date and say the rate only.
+ */
+function baseRateWords(period: NoticeInterestPeriod): string {
+  const since = period.baseRateFrom ? ` seit ${formatDate(period.baseRateFrom)}` : '';
+  const carried = period.carriedForwardFrom ? `, ab ${formatDate(period.carriedForwardFrom)} fortgeschrieben,` : '';
+  return `Basiszinssatz ${percent(period.baseRate)}${since}${carried}`;
+}
+
 export type ClaimRow = { label: string; amount: string; bold?: boolean; ruleAbove?: boolean };
 
 /** The claim, line by line: invoice, payments, open amount, fees, interest, lump sum, total. */
@@ -66,7 +77,7 @@ export function claimRows(doc: NoticeDocument): ClaimRow[] {
   const margin = doc.consumer ? MARGIN_CONSUMER : MARGIN_BUSINESS;
   for (const period of doc.interest?.periods ?? []) {
     rows.push({
-      label: `Verzugszinsen ${percent(period.rate)} p. a. (Basiszinssatz ${percent(period.baseRate)} + ${margin} Prozentpunkte) vom ${formatDate(period.from)} bis ${formatDate(period.to)}, ${period.days} ${period.days === 1 ? 'Tag' : 'Tage'}`,
+      label: `Verzugszinsen ${percent(period.rate)} p. a. (${baseRateWords(period)} + ${margin} Prozentpunkte) vom ${formatDate(period.from)} bis ${formatDate(period.to)}, ${period.days} ${period.days === 1 ? 'Tag' : 'Tage'}`,
       amount: period.amount,
     });
   }
@@ -91,6 +102,13 @@ export function legalNotes(doc: NoticeDocument): string[] {
     const [points, paragraph] = doc.consumer ? ['fünf', 'Abs. 1'] : ['neun', 'Abs. 2'];
     notes.push(
       `Die Verzugszinsen betragen ${points} Prozentpunkte über dem jeweiligen Basiszinssatz (§ 288 ${paragraph}, § 247 BGB); sie sind taggenau auf den offenen Rechnungsbetrag berechnet (365 Tage je Jahr) und laufen bis zur Zahlung weiter.`,
+    );
+  }
+  const carried = doc.interest?.periods.find((period) => period.carriedForwardFrom);
+  if (carried?.carriedForwardFrom) {
+    const since = carried.baseRateFrom ? ` (gültig seit ${formatDate(carried.baseRateFrom)})` : '';
+    notes.push(
+      `Für die Zeit ab dem ${formatDate(carried.carriedForwardFrom)} lag uns bei Erstellung dieses Schreibens noch kein neuer Basiszinssatz vor; wir haben den zuletzt bekannten Basiszinssatz von ${percent(carried.baseRate)}${since} fortgeschrieben.`,
     );
   }
   if (!isZero(doc.lumpSum)) notes.push(`Als Unternehmer schulden Sie im Verzug zusätzlich eine Pauschale von ${formatMoney(doc.lumpSum)} (§ 288 Abs. 5 BGB).`);

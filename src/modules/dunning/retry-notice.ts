@@ -108,7 +108,7 @@ export async function retryNotice(deps: { db: Database; clock: Clock }, companyI
     if (email === '')
       throw new RetryNoticeError(
         'recipient_missing',
-        `Für den Kunden ${invoice.customer_name} ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie zuerst.`,
+        `Für den Kunden ${invoice.customer_name} ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie in Ihrem eigenen System, aus dem Kontor die Kunden übernimmt (PUT /v1/customers/by-ref/…), und versuchen Sie es danach erneut.`,
         { customer: invoice.customer_name },
       );
 

@@ -75,7 +75,8 @@ async function attemptSend(deps: SendNoticeDeps, companyId: string, noticeId: st
     const left = await mailer.holds(company, messageId);
     if (left !== false) return recordSent(deps, companyId, noticeId, notice.invoice_id, messageId, left === null ? UNCONFIRMED : null);
   }
-  await markNoticeMailing(db, companyId, noticeId, clock.now());
+  // Not pending any more (a Mahnsperre cancelled it since it was read): no mail.
+  if (!(await markNoticeMailing(db, companyId, noticeId, clock.now()))) return 'unchanged';
   await pauseAt('dunning-mail.before-send');
   const outcome = await mailer.send(company, { ...dunningMail(doc, pdf), messageId });
   await pauseAt('dunning-mail.after-send');

@@ -13,6 +13,7 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
+import { customerDunningBox } from './dunning.ts';
 import { date, euro, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
@@ -216,6 +217,7 @@ ${account.invoiceCount > account.recentInvoices.length ? html`<p class="muted">$
 
     const body = html`${facts}
 ${master}
+${await customerDunningBox(deps, request, member, c.id)}
 <section aria-labelledby="open-heading"><h2 id="open-heading">${t.openItems}</h2>${openItems}</section>
 <section aria-labelledby="credits-heading"><h2 id="credits-heading">${t.credits}</h2><p class="hint">${t.creditsHint}</p>${credits}</section>
 <section aria-labelledby="invoices-heading"><h2 id="invoices-heading">${t.lastInvoices}</h2>${invoices}</section>

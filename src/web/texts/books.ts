@@ -119,6 +119,9 @@ export const de = {
   /** Labels of this area's audit-trail actions (shown on /app/audit). */
   auditActions: {
     'dunning.notice_retried': 'Mahnung erneut gesendet',
+    'dunning.stop_set': 'Mahnsperre gesetzt',
+    'dunning.stop_lifted': 'Mahnsperre aufgehoben',
+    'dunning.notice_now': 'Erinnerung sofort erstellt',
     'datev.exported': 'DATEV-Export erstellt',
     'payment.reversed': 'Abbuchung einer Rechnung zugeordnet (zurückgebucht)',
   } as Record<string, string>,
@@ -130,7 +133,7 @@ export const de = {
   unsentHeading: 'Nicht versendete Mahnungen',
   noUnsent: 'Keine fehlgeschlagenen Mahnungen.',
   retryHint:
-    'Beheben Sie zuerst die Ursache, etwa die E-Mail-Adresse beim Kunden oder das Postfach in den Einstellungen. „Erneut versuchen“ verschickt dieselbe Mahnung an die aktuelle E-Mail-Adresse des Kunden.',
+    'Beheben Sie zuerst die Ursache. Die E-Mail-Adresse eines Kunden lässt sich in Kontor nicht ändern: Kunden werden aus Ihrem eigenen System (CRM, Shop, Warenwirtschaft) über die Schnittstelle übernommen (PUT /v1/customers/by-ref/…). Korrigieren Sie die Adresse dort; sobald sie übertragen ist, verschickt „Erneut versuchen“ dieselbe Mahnung an die neue Adresse. Ein Postfach-Fehler wird in den Einstellungen behoben. Soll der Kunde vorerst nicht gemahnt werden, setzen Sie auf der Rechnungs- oder Kundenseite eine Mahnsperre.',
   sentHeading: 'Versendete Mahnungen',
   noSent: 'Noch keine Mahnungen versendet.',
   invoice: 'Rechnung',
@@ -153,6 +156,7 @@ export const de = {
     paid: 'Die Rechnung wurde bezahlt, bevor die Mahnung verschickt wurde.',
     cancelled: 'Die Rechnung wurde storniert, bevor die Mahnung verschickt wurde.',
     amount_changed: 'Nach dem Erstellen der Mahnung ist eine Teilzahlung eingegangen; der nächste Mahnlauf mahnt den offenen Rest.',
+    dunning_stop: 'Eine Mahnsperre wurde gesetzt, bevor die Mahnung verschickt wurde.',
   } as Record<NoticeReasonCode, string>,
   unknownReason: 'Der Versand ist fehlgeschlagen.',
   technicalDetails: 'Technische Angaben',
@@ -176,7 +180,8 @@ export const de = {
     superseded: (v) => `Zu Rechnung ${v.number} gibt es inzwischen eine neuere Mahnung; diese wird nicht mehr versendet.`,
     deadline_passed: (v) =>
       `Die Zahlungsfrist dieser Mahnung (${formatDate(v.deadline ?? '')}) ist bereits abgelaufen. Der nächste Mahnlauf erstellt eine neue Mahnung mit aktuellem Stand.`,
-    recipient_missing: (v) => `Für den Kunden ${v.customer} ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie zuerst.`,
+    recipient_missing: (v) =>
+      `Für den Kunden ${v.customer} ist noch keine E-Mail-Adresse hinterlegt. Bitte ergänzen Sie sie in Ihrem eigenen System, aus dem Kontor die Kunden übernimmt (PUT /v1/customers/by-ref/…), und versuchen Sie es danach erneut.`,
   } as Refusals,
 
   // DATEV export (/app/exports)
@@ -266,6 +271,9 @@ export const de = {
 export const en: typeof de = {
   auditActions: {
     'dunning.notice_retried': 'Dunning notice sent again',
+    'dunning.stop_set': 'Dunning stop set',
+    'dunning.stop_lifted': 'Dunning stop lifted',
+    'dunning.notice_now': 'Reminder made at once',
     'datev.exported': 'DATEV export created',
     'payment.reversed': 'Debit assigned to an invoice (taken back)',
   },
@@ -276,7 +284,7 @@ export const en: typeof de = {
   unsentHeading: 'Notices not sent',
   noUnsent: 'No failed dunning notices.',
   retryHint:
-    'Fix the cause first, such as the customer’s e-mail address or the mailbox in the settings. “Try again” sends the same notice to the customer’s current e-mail address.',
+    'Fix the cause first. A customer’s e-mail address cannot be changed in Kontor: customers are taken over from your own system (CRM, shop, ERP) through the API (PUT /v1/customers/by-ref/…). Correct the address there; once it has arrived, “Try again” sends the same notice to the new address. A mailbox error is fixed in the settings. To stop dunning a customer for now, set a dunning stop on the invoice or customer page.',
   sentHeading: 'Notices sent',
   noSent: 'No dunning notices sent yet.',
   invoice: 'Invoice',
@@ -299,6 +307,7 @@ export const en: typeof de = {
     paid: 'The invoice was paid before the notice went out.',
     cancelled: 'The invoice was cancelled before the notice went out.',
     amount_changed: 'A part payment arrived after the notice was made; the next dunning run claims the rest.',
+    dunning_stop: 'A dunning stop was set before the notice went out.',
   },
   unknownReason: 'Sending failed.',
   technicalDetails: 'Technical details',
@@ -321,7 +330,8 @@ export const en: typeof de = {
     superseded: (v) => `Invoice ${v.number} has a newer notice meanwhile; this one is not sent any more.`,
     deadline_passed: (v) =>
       `The payment deadline of this notice (${formatDate(v.deadline ?? '')}) is over. The next dunning run makes a new notice with the current amounts.`,
-    recipient_missing: (v) => `The customer ${v.customer} still has no e-mail address. Please add it first.`,
+    recipient_missing: (v) =>
+      `The customer ${v.customer} still has no e-mail address. Please add it in your own system, from which Kontor takes over customers (PUT /v1/customers/by-ref/…), and try again then.`,
   },
 
   exports: 'DATEV export',
