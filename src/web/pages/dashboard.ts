@@ -5,6 +5,7 @@ import { type Html, html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
+import { baseRateWarning } from './dunning.ts';
 import { decimal, euro, today } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
@@ -113,7 +114,7 @@ export function registerDashboardPage(web: FastifyInstance, deps: WebDeps): void
     ]);
     const tile = (label: string, cents: string, count: number, href: string, kind = '') =>
       html`<a class="tile ${kind}" href="${href}"><span class="tile-label">${label}</span><span class="tile-amount">${euro(cents)}</span><span class="tile-count">${t.invoicesCount(count)}</span></a>`;
-    const body = html`<section class="tiles" aria-label="${t.dashboard}">
+    const body = html`${baseRateWarning(request, member, deps.clock.now())}<section class="tiles" aria-label="${t.dashboard}">
 ${tile(t.open, f.openCents, f.openCount, '/app/invoices?status=open')}
 ${tile(t.overdue, f.overdueCents, f.overdueCount, '/app/invoices?status=overdue', f.overdueCount > 0 ? 'warn' : '')}
 ${tile(t.paidThisYear(day.slice(0, 4)), f.paidCents, f.paidCount, '/app/invoices?status=paid')}

@@ -9,6 +9,7 @@ import type { Messages } from '../i18n.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, type Member, redirect, sendPage, shell } from '../web-request.ts';
 import { auditSentence, eventSentence } from './audit-words.ts';
+import { invoiceDunningBox } from './dunning.ts';
 import { bookingsSection, loadInvoiceMoney, paymentHistory, paymentsSection } from './invoice-money.ts';
 import { date, dateTimeFormat, decimal, euro, money as amount } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
@@ -283,6 +284,7 @@ ${check ? issueSection(t, csrf, id, check) : ''}
 ${invoice.status === 'draft' && invoice.origin === 'app' ? draftSection(t, csrf, id) : ''}
 ${mailSection(t, csrf, found, time)}
 ${cancelSection(t, csrf, found)}
+${await invoiceDunningBox(deps, request, member, id)}
 ${confirmation ? html`<section class="panel" aria-labelledby="confirmed-heading"><h2 id="confirmed-heading">${t.confirmedWarning}</h2><ul class="messages">${confirmation.messages.map((m) => html`<li>${m}</li>`)}</ul><p>${t.confirmedBy(confirmation.email, time.format(new Date(confirmation.confirmed_at)))}</p></section>` : ''}
 <h2>${t.lines}</h2>
 <div class="table-wrap"><table class="table">
