@@ -82,8 +82,8 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
       buffer: Buffer.from(camt([{ amount: '25.00', text: 'Danke!', name: 'Unbekannt & Co', date: '2026-12-11' }], { id: 'browser-1' })),
     });
     await page.getByRole('button', { name: 'Importieren' }).click();
-    await page.getByRole('heading', { name: 'Hinweise zu einzelnen Umsätzen' }).waitFor();
-    assert.match((await page.locator('table.compact').textContent()) ?? '', /Unbekannt & CoKeine Rechnungsnummer im Verwendungszweck gefunden/);
+    await page.getByRole('heading', { name: 'Nicht zugeordnet (1)' }).waitFor();
+    assert.match((await page.locator('table.compact').textContent()) ?? '', /Unbekannt & CoDanke!25,00\s€Keine Rechnungsnummer im Verwendungszweck gefunden/);
     await assertAccessible(page, 'bank with notes');
     await screenshot(page, 'bank-notes');
   });
