@@ -3,16 +3,20 @@ import { invitePerson, listPeople, PeopleError, resetPassword, setPersonActive, 
 import { isEmailAddress } from '../../shared/email.ts';
 import { html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
-import { keepForOneDisplay, type Shown, takeForDisplay } from '../session/shown-once.ts';
+import { storeForDisplay, takeForDisplay } from '../session/secret-display.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // The people of the organisation (admins only): invite, reset a password (the one-time
-// password is shown once, after a redirect: session/shown-once.ts), role, active, and the
+// password is shown once, after a redirect: session/secret-display.ts), role, active, and the
 // companies each reaches. The API keys follow (people.ts).
 
 const USER_ID = /^usr_[0-9a-z]{26}$/;
 const COMPANY_ID = /^cmp_[0-9a-z]{26}$/;
+
+/** A one-time password waiting for its one display (session/secret-display.ts). */
+type Shown = { kind: 'invited' | 'reset'; email: string; password: string };
+const SHOWN = 'person-password';
 
 export function registerUserPages(web: FastifyInstance, deps: WebDeps): void {
   type Typed = { email: string; role: string; companies: string[]; error: string };
@@ -20,8 +24,9 @@ export function registerUserPages(web: FastifyInstance, deps: WebDeps): void {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
     const t = request.t;
-    const shown: Shown | null = status === 200 ? takeForDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now()) : null;
-    const shownBefore = !shown && (request.query as { shown?: string }).shown === '1';
+    const displayId = (request.query as { shown?: string }).shown;
+    const shown = status === 200 ? await takeForDisplay<Shown>(deps, member.session.id, SHOWN, displayId) : null;
+    const shownBefore = !shown && displayId !== undefined;
     const csrf = member.session.csrfToken;
     const people = await listPeople(deps.db, member.company.organizationId);
     const companies = await deps.db
@@ -121,12 +126,8 @@ ${
       const invited = await invitePerson(deps, actorOf(member), { email, role: String(body.role ?? ''), companyIds: companies });
       // The one-time password is shown once, on the page this redirects to (Post/Redirect/Get).
       if (invited.oneTimePassword) {
-        keepForOneDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now(), {
-          kind: 'invited',
-          email: invited.email,
-          password: invited.oneTimePassword,
-        });
-        return redirect(reply, '/app/users?shown=1');
+        const shown: Shown = { kind: 'invited', email: invited.email, password: invited.oneTimePassword };
+        return redirect(reply, `/app/users?shown=${await storeForDisplay(deps, member.session.id, SHOWN, shown)}`);
       }
       return overview(request, reply, { kind: 'ok', text: request.t.invitedExisting(invited.email) });
     } catch (error) {
@@ -142,12 +143,8 @@ ${
     if (!member) return reply;
     try {
       const reset = await resetPassword(deps, actorOf(member), id);
-      keepForOneDisplay(request, reply, deps.sealer, member.session.id, deps.clock.now(), {
-        kind: 'reset',
-        email: reset.email,
-        password: reset.oneTimePassword,
-      });
-      return redirect(reply, '/app/users?shown=1');
+      const shown: Shown = { kind: 'reset', email: reset.email, password: reset.oneTimePassword };
+      return redirect(reply, `/app/users?shown=${await storeForDisplay(deps, member.session.id, SHOWN, shown)}`);
     } catch (error) {
       if (error instanceof PeopleError) return overview(request, reply, { kind: 'error', text: error.message }, 422);
       throw error;
