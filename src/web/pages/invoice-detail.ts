@@ -286,6 +286,7 @@ ${mailSection(t, csrf, found, time)}
 ${cancelSection(t, csrf, found)}
 ${await invoiceDunningBox(deps, request, member, id)}
 ${confirmation ? html`<section class="panel" aria-labelledby="confirmed-heading"><h2 id="confirmed-heading">${t.confirmedWarning}</h2><ul class="messages">${confirmation.messages.map((m) => html`<li>${m}</li>`)}</ul><p>${t.confirmedBy(confirmation.email, time.format(new Date(confirmation.confirmed_at)))}</p></section>` : ''}
+${paymentsSection(t, invoice, money, time)}
 <h2>${t.lines}</h2>
 <div class="table-wrap"><table class="table">
 <thead><tr><th scope="col">${t.position}</th><th scope="col">${t.description}</th><th scope="col" class="num">${t.quantity}</th><th scope="col">${t.unit}</th><th scope="col" class="num">${t.unitPrice}</th><th scope="col" class="num">${t.vat}</th><th scope="col" class="num">${t.net}</th></tr></thead>
@@ -304,7 +305,6 @@ ${
 <iframe class="pdf" src="/app/invoices/${id}/pdf" title="${t.pdfPreview}"></iframe>`
     : ''
 }
-${paymentsSection(t, invoice, money, time)}
 <h2>${t.history}</h2>
 ${history.length === 0 ? html`<p class="muted">${t.noEvents}</p>` : html`<ul class="timeline">${history.map((e) => html`<li><time>${time.format(e.at)}</time> ${e.text}</li>`)}</ul>`}
 ${bookingsSection(t, money)}
