@@ -180,7 +180,10 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('link', { name: 'Auszahlungen' }).click();
     await assertAccessible(page, 'payouts');
     await screenshot(page, 'payouts');
-    await page.getByRole('button', { name: 'Zahllauf erstellen' }).click();
+    // Nothing is ticked (issue 25): choose, review, then confirm.
+    await page.getByRole('checkbox').first().check();
+    await page.getByRole('button', { name: 'Auszahlung prüfen' }).click();
+    await page.getByRole('button', { name: 'Auszahlung ausführen und als bezahlt vermerken' }).click();
     await page.waitForURL(/\/app\/payouts\/prn_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /1 Überweisung über 95,20\s€ als bezahlt vermerkt/);
     await assertAccessible(page, 'payout run');

@@ -208,7 +208,7 @@ ${contactSection}
 <input type="hidden" name="iban" value="${iban}"><input type="hidden" name="bic" value="${bic}"><input type="hidden" name="confirm_replace" value="1">
 <p class="actions"><button type="submit" class="primary">${t.steps.confirmReplace}</button> <a href="/app/partners/${id}">${t.steps.cancel}</a></p>
 </form></section>`;
-        return sendPage(reply, page(shell(request, 'partners'), `${asked.partnerName}: ${t.steps.replaceTitle}`, body));
+        return sendPage(reply, page(shell(request, 'partners'), asked.partnerName, body));
       }
     }
     try {
