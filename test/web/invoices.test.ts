@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { allInvoices, parseListQuery } from '../../src/web/pages/invoice-list.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
@@ -116,6 +117,62 @@ describe('back-office invoice list and dashboard', () => {
     );
     // A broken cursor is ignored (the first page), never an error.
     assert.equal((await web.get('/app/invoices?after=%%%')).status, 200);
+  });
+
+  test('net and open amount columns when switched on; the links keep them', async () => {
+    const page = await web.get('/app/invoices?q=zeta&col_net=1&col_open=1');
+    assert.deepEqual(rows(page.body), [[issued[4]?.number, 'Zeta Handel GmbH', '21.11.2026', '05.12.2026', '74,00 €', '85,06 €', '85,06 €', 'Ausgestellt']]);
+    assert.match(page.body, /<th scope="col" class="num">Netto<\/th>/);
+    assert.match(page.body, /<th scope="col" class="num">Offen<\/th>/);
+    assert.match(page.body, /<input type="checkbox" name="col_net" value="1" checked>/);
+    assert.match(page.body, /href="\/app\/invoices\?q=zeta&amp;sort=number&amp;dir=asc&amp;col_net=1&amp;col_open=1"/);
+    // Without them, the list is as before: six columns.
+    assert.equal(rows((await web.get('/app/invoices?q=zeta')).body)[0]?.length, 6);
+    // A draft owes nothing yet: "–".
+    assert.equal(rows((await web.get('/app/invoices?status=draft&sort=gross&dir=asc&col_open=1')).body)[0]?.[5], '–');
+  });
+
+  test('the filtered list downloads as CSV for German Excel: BOM, ";", decimal comma, DD.MM.YYYY, CRLF, a header row', async () => {
+    const page = await web.get('/app/invoices?status=issued&sort=number&dir=asc');
+    assert.match(
+      page.body,
+      /<a class="button" href="\/app\/invoices\.csv\?status=issued&amp;sort=number&amp;dir=asc" download>Als CSV exportieren \(Excel\)<\/a>/,
+    );
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/app/invoices.csv?status=issued&sort=number&dir=asc',
+      headers: { host: 'kontor.test', cookie: [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.match(String(res.headers['content-disposition']), /^attachment; filename="rechnungen-2026-11-21\.csv"$/);
+    const raw = res.rawPayload;
+    assert.deepEqual([...raw.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 byte order mark');
+    const text = raw.subarray(3).toString('utf8');
+    assert.ok(text.endsWith('\r\n'));
+    const lines = text.split('\r\n').slice(0, -1);
+    assert.ok(!lines.some((l) => l.includes('\n')), 'CRLF only');
+    assert.equal(lines[0], 'Rechnungsnummer;Art;Kunde;Rechnungsdatum;Fällig am;Netto;USt;Brutto;Bezahlt;Offen;Status;Überfällig');
+    assert.equal(lines.length, 6);
+    assert.equal(lines[1], `${issued[0]?.number};Rechnung;Beispiel AG;21.11.2026;05.12.2026;74,00;11,06;85,06;0,00;85,06;Ausgestellt;nein`);
+    assert.equal(lines[2], `${issued[1]?.number};Rechnung;Beispiel AG;21.11.2026;05.12.2026;74,00;11,06;85,06;0,00;85,06;Ausgestellt;ja`);
+    // A name with quotes and markup is one quoted field, as a spreadsheet reads it.
+    assert.equal(
+      lines[4],
+      `${issued[3]?.number};Rechnung;"<script>alert(""x"")</script><img src=x onerror=alert(1)> & Söhne";21.11.2026;05.12.2026;74,00;11,06;85,06;0,00;85,06;Ausgestellt;nein`,
+    );
+  });
+
+  test('the export reads the database page by page: every invoice exactly once, never more than a page in memory', async () => {
+    const query = parseListQuery({ sort: 'gross', dir: 'asc' });
+    const pages: number[] = [];
+    const ids: string[] = [];
+    for await (const page of allInvoices(t.handle.db, t.company.companyId, query, 10)) {
+      pages.push(page.length);
+      ids.push(...page.map((r) => r.id));
+    }
+    assert.deepEqual(pages, [10, 10, 10, 10, 10, 7]);
+    assert.equal(new Set(ids).size, 57);
   });
 
   test('the dashboard shows open, overdue and paid amounts and net revenue by month', async () => {

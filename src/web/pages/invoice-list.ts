@@ -36,6 +36,8 @@ export type ListedInvoice = {
   overdue: boolean;
   issue_date: string | null;
   due_date: string | null;
+  total_net_cents: number;
+  total_tax_cents: number;
   total_gross_cents: number;
   amount_paid_cents: number;
   customer_name: string;
@@ -111,6 +113,8 @@ export async function listInvoices(db: Database, companyId: string, query: ListQ
       'i.overdue',
       'i.issue_date',
       'i.due_date',
+      'i.total_net_cents',
+      'i.total_tax_cents',
       'i.total_gross_cents',
       'i.amount_paid_cents',
       'c.name as customer_name',
@@ -154,4 +158,25 @@ export async function listInvoices(db: Database, companyId: string, query: ListQ
     .limit(query.limit + 1)
     .execute();
   return { rows: rows.slice(0, query.limit) as ListedInvoice[], more: rows.length > query.limit };
+}
+
+/** What is still to be paid on an invoice of the list: issued and not fully paid; else nothing. */
+export function openCents(row: Pick<ListedInvoice, 'status' | 'type' | 'total_gross_cents' | 'amount_paid_cents'>): number {
+  const open = row.type === 'invoice' && (row.status === 'issued' || row.status === 'sent' || row.status === 'partially_paid');
+  return open ? row.total_gross_cents - row.amount_paid_cents : 0;
+}
+
+/**
+ * Every invoice the query finds, page by page by key (`pageSize` rows held at a time), so an
+ * export of 100,000 invoices never sits in memory at once.
+ */
+export async function* allInvoices(db: Database, companyId: string, query: ListQuery, pageSize = 1000): AsyncGenerator<ListedInvoice[]> {
+  let after: ListQuery['after'] = null;
+  for (;;) {
+    const { rows, more } = await listInvoices(db, companyId, { ...query, after, limit: pageSize });
+    if (rows.length > 0) yield rows;
+    const last = rows.at(-1);
+    if (!more || !last) return;
+    after = { value: last.sort_value, id: last.id };
+  }
 }
