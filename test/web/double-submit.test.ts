@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
 import { signedIn, type WebClient } from './client.ts';
 
@@ -68,6 +69,8 @@ describe('every form does its step once (issue 25)', () => {
   let smtp: TestSmtpServer;
   let web: WebClient;
   const partners: Record<string, string> = {};
+  let invoiceId: string;
+  const mails = async () => smtp.received.length;
 
   /** A form POST as the browser sends it, with this client's cookies. */
   const send = async (client: WebClient, url: string, fields: Field[]) => {
@@ -150,6 +153,11 @@ describe('every form does its step once (issue 25)', () => {
       { asOf: '2026-11-01', companyId: t.company.companyId, log: () => {} },
     );
     t.clock.set('2026-11-21T10:00:00Z');
+    // A draft invoice (the API without "issue"), issued, sent, sent again and cancelled in the app.
+    await putCustomer(t, 'kunde-1');
+    const draft = await postInvoice(t, invoiceBody('doppelt-1'));
+    assert.ok(draft.statusCode < 300, draft.body);
+    invoiceId = draft.json().id;
     web = await signedIn(t);
   });
   after(async () => {
@@ -233,6 +241,10 @@ describe('every form does its step once (issue 25)', () => {
       action: /\/issue$/,
       effect: audits,
     },
+    { name: 'issue a draft invoice', page: async () => `/app/invoices/${invoiceId}`, action: /\/issue$/, effect: audits },
+    { name: 'send an invoice by mail', page: async () => `/app/invoices/${invoiceId}`, action: /\/send$/, effect: mails },
+    { name: 'send an invoice again', page: async () => `/app/invoices/${invoiceId}`, action: /\/send$/, effect: mails },
+    { name: 'cancel an invoice', page: async () => `/app/invoices/${invoiceId}`, action: /\/cancel$/, effect: audits },
     {
       name: 'carry out a payout run (the confirmation)',
       page: async () => '/app/payouts',
