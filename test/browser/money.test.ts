@@ -102,6 +102,8 @@ describe('invoice money and the audit trail in Chromium', { skip: missing }, () 
     await assertAccessible(page, 'audit filtered');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/app/audit`);
+    assert.ok((await width()) <= 390, `audit page at 390 px: ${await width()} px wide`);
+    await assertAccessible(page, 'audit at 390 px');
     await screenshot(page, 'audit-390');
   });
 });
