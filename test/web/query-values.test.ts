@@ -59,6 +59,7 @@ describe('bad query values on the list pages', () => {
     const endpoint = await t.handle.db.selectFrom('webhook_endpoints').select('id').where('company_id', '=', t.company.companyId).executeTakeFirstOrThrow();
     pages = [
       '/app/invoices',
+      '/app/invoices.csv',
       '/app/customers',
       '/app/contracts',
       '/app/statements',
