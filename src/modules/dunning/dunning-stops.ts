@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 
 // What the app and `kontor admin dunning stops` show of the Mahnsperren (issue 25): those in
@@ -15,25 +16,26 @@ export type StopRow = {
 };
 
 function stopRows(db: Database, companyId: string) {
-  return db
-    .selectFrom('dunning_stops as s')
-    .innerJoin('users as u', 'u.id', 's.set_by')
-    .leftJoin('invoices as i', (join) => join.onRef('i.company_id', '=', 's.company_id').onRef('i.id', '=', 's.invoice_id'))
-    .innerJoin('customers as c', (join) =>
-      join.onRef('c.company_id', '=', 's.company_id').on((eb) => eb.or([eb('c.id', '=', eb.ref('s.customer_id')), eb('c.id', '=', eb.ref('i.customer_id'))])),
-    )
-    .select([
-      's.id',
-      's.invoice_id',
-      'i.number as invoice_number',
-      's.customer_id',
-      'c.name as customer_name',
-      's.reason',
-      's.set_at',
-      'u.email as set_by_email',
-    ])
-    .where('s.company_id', '=', companyId)
-    .where('s.lifted_at', 'is', null);
+  return (
+    db
+      .selectFrom('dunning_stops as s')
+      .innerJoin('users as u', 'u.id', 's.set_by')
+      .leftJoin('invoices as i', (join) => join.onRef('i.company_id', '=', 's.company_id').onRef('i.id', '=', 's.invoice_id'))
+      // The stop's customer, or its invoice's: one primary-key look-up each.
+      .innerJoin('customers as c', (join) => join.onRef('c.company_id', '=', 's.company_id').on(sql<boolean>`c.id = coalesce(s.customer_id, i.customer_id)`))
+      .select([
+        's.id',
+        's.invoice_id',
+        'i.number as invoice_number',
+        's.customer_id',
+        'c.name as customer_name',
+        's.reason',
+        's.set_at',
+        'u.email as set_by_email',
+      ])
+      .where('s.company_id', '=', companyId)
+      .where('s.lifted_at', 'is', null)
+  );
 }
 
 /** The stops in force, newest first (at most `limit`). */
