@@ -11,7 +11,7 @@ import { actorOf, type Member, redirect, sendPage, shell } from '../web-request.
 import { auditSentence, eventSentence } from './audit-words.ts';
 import { invoiceDunningBox } from './dunning.ts';
 import { bookingsSection, loadInvoiceMoney, paymentHistory, paymentsSection } from './invoice-money.ts';
-import { date, dateTimeFormat, decimal, euro, money as amount } from './money.ts';
+import { money as amount, date, dateTimeFormat, decimal, euro } from './money.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // One invoice: its head, lines and totals, the PDF (preview and download), the e-invoice,
