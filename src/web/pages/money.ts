@@ -79,8 +79,8 @@ export function isoOfTyped(text: string): string | null {
   return german ? `${german[3]}-${(german[2] as string).padStart(2, '0')}-${(german[1] as string).padStart(2, '0')}` : null;
 }
 
-/** A typed date that exists in the calendar, as ISO; else null. */
+/** A typed date that exists in the calendar (and in PostgreSQL's: no year 0), as ISO; else null. */
 export function typedDate(text: string): string | null {
   const iso = isoOfTyped(text);
-  return iso && isCalendarDate(iso) ? iso : null;
+  return iso && isCalendarDate(iso) && iso >= '0001-01-01' ? iso : null;
 }
