@@ -159,7 +159,7 @@ describe('sending and cancelling invoices in the app', () => {
     assert.match(
       page.body,
       new RegExp(
-        `data-confirm="Rechnung ${invoice.number} wirklich stornieren\\?[^"]*"><input type="hidden" name="_csrf"[^>]*><button type="submit" class="danger">Stornieren</button>`,
+        `data-confirm="Rechnung ${invoice.number} wirklich stornieren\\?[^"]*"><input type="hidden" name="_csrf"[^>]*><input type="hidden" name="_once"[^>]*><button type="submit" class="danger">Stornieren</button>`,
       ),
     );
     const cancelled = await web.post(`/app/invoices/${invoice.id}/cancel`);
