@@ -85,11 +85,11 @@ describe('customers in the app', () => {
     const invoices = /<h2 id="invoices-heading">[\s\S]*?<\/section>/.exec(page.body)?.[0] ?? '';
     assert.match(text(invoices), new RegExp(`${numbers['a-3']} .*Ausgestellt.* ${numbers['a-2']} .*Bezahlt.* ${numbers['a-1']} .*Teilweise bezahlt`));
     assert.match(page.body, /Keine Verträge mit diesem Kunden\./);
-    // In English the labels change, the formats stay German.
+    // In English the labels and the formats of amounts and dates change (issue 25).
     web.cookies.set('kontor_lang', 'en');
     const en = text((await web.get(`/app/customers/${customerId}`)).body);
     web.cookies.delete('kontor_lang');
-    assert.match(en, /Total open 120,12 € Of which overdue 35,06 € Credit 14,94 €/);
+    assert.match(en, /Total open €120\.12 Of which overdue €35\.06 Credit €14\.94/);
     assert.match(en, /18 days overdue/);
   });
 
