@@ -5,9 +5,9 @@ import { D } from '../../shared/decimal.ts';
 import { AppError } from '../../shared/errors.ts';
 import { PRICING_MODELS, type TierInput } from '../products/pricing.ts';
 import { billsUsage } from './billing-plan.ts';
+import type { ContractItemInput } from './contract-input.ts';
 import type { ContractItemRow, ContractRow } from './contracts.repository.ts';
 import { compressRuns, effectiveRuns, firstDayOf, quantityHistory, sameQuantity, withQuantityChange } from './quantity-timeline.ts';
-import type { ContractItemInput } from './upsert-contract.ts';
 
 // An item of a running contract that is sent again (issue 24, point 1): every term agreed
 // when it was added stays — pricing model, unit price, package size or quota

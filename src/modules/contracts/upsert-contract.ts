@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import { drawNumberInTransaction, type NumberRange } from '../../db/number-ranges.ts';
 import type { Tier } from '../../db/schema.ts';
-import type { BillingTiming, ContractInterval, ContractStatus, InvoiceMode } from '../../db/schema-contracts.ts';
+import type { ContractInterval, ContractStatus } from '../../db/schema-contracts.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays } from '../../shared/dates.ts';
@@ -13,6 +13,7 @@ import { checkPricing, type PricingModel } from '../products/index.ts';
 import type { TierInput } from '../products/pricing.ts';
 import { findProductByRefOrNumber, type ProductRow } from '../products/products.repository.ts';
 import { anchorOf, nextBillingDate } from './billing-plan.ts';
+import type { ContractInput, ContractItemInput } from './contract-input.ts';
 import { pausesAfter } from './contract-pauses.ts';
 import { type ContractView, contractView } from './contract-view.ts';
 import { type ContractItemRow, type ContractRow, findContractByRef, findContractItems, saveContractItems } from './contracts.repository.ts';
@@ -25,35 +26,7 @@ import { keptItemRow } from './item-terms.ts';
 
 export const CONTRACT_NUMBERS: NumberRange = { key: 'contract', first: 1, last: 999_999_999 };
 
-export type ContractItemInput = {
-  ref?: string | null;
-  product_ref?: string;
-  product_number?: string;
-  description?: string | null;
-  quantity?: string | number | null;
-  unit?: string | null;
-  billing_timing?: BillingTiming | null;
-  unit_price_net?: string | null;
-  vat_rate?: 0 | 7 | 19 | null;
-  pricing_model?: string | null;
-  included_quantity?: string | number | null;
-  overage_price?: string | null;
-  tiers?: TierInput[] | null;
-  ends_after?: string | null;
-};
-
-export type ContractInput = {
-  customer: { source: string; external_ref: string };
-  name: string;
-  status?: Exclude<ContractStatus, 'ended'>;
-  billing_interval: ContractInterval;
-  start_date: string;
-  billing_starts_on?: string | null;
-  end_date?: string | null;
-  invoice_mode?: InvoiceMode;
-  payment_terms_days?: number | null;
-  items: ContractItemInput[];
-};
+export type { ContractInput, ContractItemInput } from './contract-input.ts';
 
 type ContractFields = Pick<
   ContractRow,

@@ -1,9 +1,8 @@
 import { newId } from '../../shared/ids.ts';
 import { centsToAmount, toCents } from './amounts.ts';
 import { importNote, notesText, noteText } from './import-notes.ts';
+import { type ImportPlan, outcomeBase, type PlanInput, type ReversalOutcome, type TransactionOutcome, transactionRow } from './import-plan.ts';
 import { debitReason, matchDebit, statusFor } from './match-debits.ts';
-import type { ImportPlan, PlanInput, ReversalOutcome, TransactionOutcome } from './plan-import.ts';
-import { outcomeBase, transactionRow } from './plan-import.ts';
 import type { ParsedEntry, ParsedTransaction } from './statement.ts';
 
 // The debits of an import (issue 24), planned in file order with the credits: a debit that
