@@ -230,7 +230,8 @@ export const APP_ACTION_COMMANDS: ModuleCommand[] = [
         .where('t.company_id', '=', companyId)
         .where('t.status', '=', 'unmatched')
         .orderBy('e.booking_date')
-        .orderBy('t.entry_id')
+        .orderBy('e.statement_id')
+        .orderBy('e.position')
         .orderBy('t.position')
         .execute();
       // A debit (issue 24): a refund or return not taken back from an invoice in full; `note` says why.

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -46,6 +49,18 @@ export const pgliteExtensions = { pg_trgm };
 /** Type parsers for PGlite, the same as pgTypes. */
 export const pgliteParsers = { [types.INT8]: parseInt8, [types.NUMERIC]: keepString, [types.DATE]: keepString };
 
+// PGlite's WebAssembly compiled and its file bundle read once per process, not at every
+// open (a process that opens several databases: a test group, `kontor` commands in tests).
+let pgliteArtifacts: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+function loadPgliteArtifacts() {
+  pgliteArtifacts ??= (async () => {
+    const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const [wasm, data] = await Promise.all([readFile(path.join(dist, 'pglite.wasm')), readFile(path.join(dist, 'pglite.data'))]);
+    return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([data]) };
+  })();
+  return pgliteArtifacts;
+}
+
 export type DatabaseOptions =
   | { kind: 'postgres'; url: string; poolSize?: number; onIdleError?: (error: Error) => void }
   | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
@@ -82,6 +97,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const loadDataDir = options.loadDataDir ?? (options.dataDir ? templateFor(options.dataDir) : undefined);
   const pglite = new PGlite({
+    ...(await loadPgliteArtifacts()),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(loadDataDir ? { loadDataDir } : {}),
     parsers: pgliteParsers,

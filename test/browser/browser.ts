@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -12,7 +13,15 @@ import type { TestApp } from '../helpers/app.ts';
 // is set (CI installs it and sets it, so there they always run).
 
 export const CHROMIUM = process.env.KONTOR_CHROMIUM ?? '/usr/bin/chromium';
-export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../artifacts/screenshots');
+/**
+ * Where the tests' screenshots go: with KONTOR_SCREENSHOTS=docs into docs/screenshots (the
+ * pictures the README links; `npm run screenshots`), with any other value into
+ * artifacts/screenshots; without it none are taken: a full-page PNG costs Chromium more CPU
+ * than the checks on the page, and a plain `npm test` looks at nothing it would write.
+ */
+export const SCREENSHOTS: string | undefined = !process.env.KONTOR_SCREENSHOTS
+  ? undefined
+  : path.resolve(import.meta.dirname, process.env.KONTOR_SCREENSHOTS === 'docs' ? '../../docs/screenshots' : '../../artifacts/screenshots');
 
 export function chromiumMissing(): string | false {
   if (existsSync(CHROMIUM)) return false;
@@ -21,17 +30,56 @@ export function chromiumMissing(): string | false {
   return `no Chromium at ${CHROMIUM}: apt-get install -y chromium`;
 }
 
-export async function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=de-DE'] });
+// One Chromium per test process (a group of test files, scripts/test-groups.ts): a launch
+// costs ~1 s of CPU; each test file works in contexts of its own (cookies, storage and
+// cache apart) and closes them. The browser closes after the process's last test.
+let shared: Promise<Browser> | undefined;
+after(async () => {
+  const browser = await shared?.catch(() => undefined);
+  shared = undefined;
+  await browser?.close();
+});
+
+/** The process's Chromium (launched on first use, again if it went away). */
+export function launch(): Promise<Browser> {
+  shared ??= chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=de-DE'] }).then((browser) => {
+    browser.on('disconnected', () => {
+      shared = undefined;
+    });
+    return browser;
+  });
+  return shared;
 }
 
-/** A full-page screenshot of the main pages, kept as an artefact (linked from the README). */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/** A screenshot (`name`.png, the full page unless `fullPage: false`) when KONTOR_SCREENSHOTS asks for them (see SCREENSHOTS). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (!SCREENSHOTS) return;
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: options.fullPage ?? true });
 }
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * axe-core from a small HTTP server of this process, cacheable: Chromium then keeps the
+ * script compiled across pages (~25 ms per check instead of ~230 ms for the 560 KB inline).
+ */
+let axeServer: Promise<string> | undefined;
+function axeUrl(): Promise<string> {
+  axeServer ??= new Promise((resolve) => {
+    const body = readFileSync(AXE);
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=86400', 'access-control-allow-origin': '*' });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => {
+      server.unref();
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/axe.min.js`);
+    });
+  });
+  return axeServer;
+}
 
 export type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
 
@@ -41,10 +89,11 @@ export type AxeViolation = { id: string; impact: string | null; help: string; no
  * bypassCSP (only the axe script uses it).
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ path: AXE });
+  await page.addScriptTag({ url: await axeUrl() });
   const result = (await page.evaluate(() =>
     (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<unknown> } }).axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      resultTypes: ['violations'],
     }),
   )) as { violations: AxeViolation[] };
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -68,7 +117,7 @@ export type InBrowser = {
   page: Page;
   /** The app's address, http://127.0.0.1:<port>. */
   base: string;
-  /** Closes the browser; the test still closes its TestApp. */
+  /** Closes the browser contexts made since the open; the test still closes its TestApp. */
   close(): Promise<void>;
 };
 
@@ -93,6 +142,11 @@ export async function openInBrowser(t: TestApp, options: InBrowserOptions = {}):
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const browser = await launch();
+  const before = new Set(browser.contexts());
+  // Closes the contexts made since the open (this one and any the test made itself); the browser stays for the next file.
+  const close = async () => {
+    for (const context of browser.contexts()) if (!before.has(context)) await context.close();
+  };
   try {
     // bypassCSP only so that the axe script can be injected; the app's own pages run under their CSP.
     const context = await browser.newContext({
@@ -120,9 +174,9 @@ export async function openInBrowser(t: TestApp, options: InBrowserOptions = {}):
       await page.getByRole('button', { name: 'Passwort ändern' }).click();
       await page.waitForURL(/\/app\/dashboard$/);
     }
-    return { browser, context, page, base, close: () => browser.close() };
+    return { browser, context, page, base, close };
   } catch (error) {
-    await browser.close();
+    await close();
     throw error;
   }
 }

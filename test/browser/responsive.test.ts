@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,7 +16,7 @@ import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { BUSINESS_CUSTOMER, putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
 import { type Receiver, record, startReceiver } from '../webhooks/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser } from './browser.ts';
+import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25 §5 (a phone and a keyboard): every page of the app, with data on it, at 390 × 844
 // (a phone) and at 1366 × 768 (a laptop). The page never scrolls sideways; at 1366 px no
@@ -24,13 +24,15 @@ import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser } from
 // scrolls inside its own box, which the keyboard reaches and which has a name; the menu
 // button opens the navigation by keyboard (Tab, Enter) and Escape closes it; without script
 // the navigation stands below the content. axe-core finds no serious or critical violation
-// at either width. Screenshots of every page at both widths: artifacts/screenshots/responsive/,
-// or docs/screenshots/<page>-desktop.png and -phone.png with KONTOR_SCREENSHOTS=docs
-// (`npm run screenshots`), so that `npm test` never rewrites tracked files.
+// at either width. Screenshots of every page at both widths (browser.ts, SCREENSHOTS): with
+// KONTOR_SCREENSHOTS=docs docs/screenshots/<page>-desktop.png and -phone.png (`npm run
+// screenshots`), with another value artifacts/screenshots/responsive/; a plain `npm test`
+// takes none.
 
 const missing = chromiumMissing();
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SHOTS = process.env.KONTOR_SCREENSHOTS === 'docs' ? path.join(ROOT, 'docs/screenshots') : path.join(ROOT, 'artifacts/screenshots/responsive');
+/** The page's screenshot as `name`.png (docs/screenshots, or artifacts/screenshots/responsive). */
+const shoot = (page: Page, name: string) => screenshot(page, process.env.KONTOR_SCREENSHOTS === 'docs' ? name : `responsive/${name}`, { fullPage: false });
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1366, height: 768 };
 const LONG_NAME = 'Müller-Lüdenscheidt Software- und Beratungsgesellschaft mbH & Co. KG';
@@ -176,7 +178,6 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
     ({ browser, base, page: desktop } = opened);
     phoneContext = await browser.newContext({ locale: 'de-DE', bypassCSP: true, viewport: PHONE, storageState: await opened.context.storageState() });
     phone = await phoneContext.newPage();
-    mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
     await opened?.close();
@@ -234,7 +235,7 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
       assert.deepEqual(cut, [], `${visit.name}: tables cut at 1366 px`);
       assert.equal(await on.locator('.nav-toggle').isVisible(), false, `${visit.name}: no menu button on a wide screen`);
       await assertAccessible(on, `${visit.name} (1366 px)`);
-      await on.screenshot({ path: path.join(SHOTS, `${visit.name}-desktop.png`) });
+      await shoot(on, `${visit.name}-desktop`);
       await done();
     }
   });
@@ -244,7 +245,7 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
       const { on, done } = await open(phone, visit);
       await fits(on, PHONE.width, visit.name);
       await assertAccessible(on, `${visit.name} (390 px)`);
-      await on.screenshot({ path: path.join(SHOTS, `${visit.name}-phone.png`) });
+      await shoot(on, `${visit.name}-phone`);
       if (visit.name !== 'sign-in') {
         const nav = on.getByRole('navigation', { name: 'Kontor' });
         const button = on.getByRole('button', { name: 'Menü' });
@@ -289,7 +290,7 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
     await phone.getByRole('link', { name: 'Rechnungen', exact: true }).focus();
     assert.notEqual(await outline(), 'none', 'a focused navigation link shows its focus');
     await assertAccessible(phone, 'invoices with the menu open (390 px)');
-    await phone.screenshot({ path: path.join(SHOTS, 'menu-phone.png') });
+    await shoot(phone, 'menu-phone');
   });
 
   test('without script the navigation stands below the content, reached by the "Menü" link', async () => {

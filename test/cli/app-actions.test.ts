@@ -201,4 +201,17 @@ describe('kontor: the back-office actions on the command line', () => {
     assert.match(again.stderr, /bereits vollständig zugeordnet/);
     assert.equal((await kontor('bank', 'assign', 'x', 'zero', 'RE-1', '--company', t.company.companyId, '--by', t.company.adminEmail)).code, 2);
   });
+
+  test('bank unassigned lists the entries of one statement in the order of the file', async () => {
+    // Imported together, the entries' ids share their millisecond; the list must not follow them.
+    const amounts = Array.from({ length: 12 }, (_, i) => `${i + 1}.11`);
+    await importFile(t, camt(amounts.map((amount, i) => ({ amount, text: `Spende ${i + 1}`, name: `Spender ${i + 1}`, date: '2026-11-21' }))));
+    const list = await kontor('bank', 'unassigned', '--company', t.company.companyId, '--json');
+    assert.equal(list.code, 0, list.stderr);
+    const listed = (JSON.parse(list.stdout) as { booking_date: string; amount: string }[]).filter((r) => r.booking_date === '2026-11-21');
+    assert.deepEqual(
+      listed.map((r) => r.amount),
+      amounts,
+    );
+  });
 });

@@ -8,7 +8,8 @@ import type { DB } from '../../src/db/schema.ts';
 import { createAuthenticator } from '../../src/http/auth.ts';
 import { bootstrapOrganization, createApiKey, type Scope } from '../../src/modules/access/index.ts';
 import type { InvoicingDeps } from '../../src/modules/invoicing/index.ts';
-import { type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
+import { defaultRenderThreads, type InvoicingOutside, invoicingOutside } from '../../src/modules/invoicing/outside.ts';
+import { createRenderPool, type RenderPool } from '../../src/modules/invoicing/render/render-pool.ts';
 import { createMailer, type Mailer } from '../../src/modules/mail/index.ts';
 import { fixedClock } from '../../src/shared/clock.ts';
 import { COMPANY_FILE, sealer } from './company.ts';
@@ -45,6 +46,11 @@ export type TestApp = {
 
 let counter = 0;
 
+// One render pool for every TestApp of the process: a render thread loads pdfkit, the
+// fonts and the e-invoice library's schema (~1 s of CPU) once, not once per test file of a
+// group (scripts/test-groups.ts). Its threads are unref'd: they do not keep the process alive.
+let sharedRenderer: RenderPool | undefined;
+
 export async function testApp(
   options: {
     now?: string;
@@ -58,7 +64,8 @@ export async function testApp(
   const authenticator = createAuthenticator(handle.db, clock, { cacheMs: options.authCacheMs ?? 0 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'kontor-test-data-'));
   const mailer = createMailer({ dataDir, sealer });
-  const outside = invoicingOutside({ dataDir, sealer, mailer });
+  sharedRenderer ??= createRenderPool(defaultRenderThreads());
+  const outside = invoicingOutside({ dataDir, sealer, mailer, renderer: sharedRenderer });
   const invoicing = { ...outside, liveness: handle.liveness, ...options.invoicing };
   const app = await buildApp({ db: handle.db, clock, config: { logLevel: 'silent' }, authenticator, sealer, mailer, invoicing, ...options.app });
 

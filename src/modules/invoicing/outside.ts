@@ -6,7 +6,7 @@ import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
 import { createMailer, invoiceMail, invoiceMessageId, type Mailer, type MailingCompany } from '../mail/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
-import { createRenderPool } from './render/render-pool.ts';
+import { createRenderPool, type RenderPool } from './render/render-pool.ts';
 
 function mailingCompany(company: CompanyRow): MailingCompany {
   return { id: company.id, name: company.name, email: company.email, smtp: company.smtp as SmtpSettings | null };
@@ -26,12 +26,20 @@ export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 
 /**
  * The real renderers, booking and mailbox for invoice operations. `mailer`: the process's
  * mailer (one pooled connection per mailbox for all of a process's mail); without it one
- * is made here, and closed by close().
+ * is made here, and closed by close(). `renderer`: a render pool the caller keeps (and
+ * closes); without it one of `renderThreads` threads is made here, and closed by close().
  */
-export function invoicingOutside(options: { dataDir: string; sealer: Sealer; renderThreads?: number; mailer?: Mailer }): InvoicingOutside {
+export function invoicingOutside(options: {
+  dataDir: string;
+  sealer: Sealer;
+  renderThreads?: number;
+  mailer?: Mailer;
+  renderer?: RenderPool;
+}): InvoicingOutside {
   const mailer = options.mailer ?? createMailer({ dataDir: options.dataDir, sealer: options.sealer });
   const ownsMailer = options.mailer === undefined;
-  const renderer = createRenderPool(options.renderThreads ?? defaultRenderThreads());
+  const renderer = options.renderer ?? createRenderPool(options.renderThreads ?? defaultRenderThreads());
+  const ownsRenderer = options.renderer === undefined;
   return {
     render: (doc) => renderer.render(doc),
     async book(trx, company, doc, documentId, known) {
@@ -52,7 +60,7 @@ export function invoicingOutside(options: { dataDir: string; sealer: Sealer; ren
     mailed: (company, messageId) => mailer.holds(mailingCompany(company), messageId),
     async close() {
       if (ownsMailer) mailer.close();
-      await renderer.close();
+      if (ownsRenderer) await renderer.close();
     },
   };
 }

@@ -30,7 +30,8 @@ async function unassigned(deps: WebDeps, companyId: string, direction: 'credit' 
     .where('t.status', '=', 'unmatched')
     .where('e.direction', '=', direction)
     .orderBy('e.booking_date', 'desc')
-    .orderBy('t.entry_id')
+    .orderBy('e.statement_id')
+    .orderBy('e.position')
     .orderBy('t.position')
     .limit(200)
     .execute();

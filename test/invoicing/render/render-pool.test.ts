@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import { renderInvoiceDocuments } from '../../../src/modules/invoicing/render/index.ts';
 import { createRenderPool } from '../../../src/modules/invoicing/render/render-pool.ts';
@@ -40,5 +42,18 @@ describe('render threads', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  test('render threads do not keep a process alive: it ends when its work is done, pool closed or not', async () => {
+    const child = spawn(process.execPath, ['--liftoff-only', new URL('./render-unclosed.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [code, signal] = await once(child, 'exit');
+    clearTimeout(timer);
+    assert.equal(signal, null, `the process did not end by itself:\n${output}`);
+    assert.equal(code, 0, output);
+    assert.match(output, /rendered %PDF-/);
   });
 });

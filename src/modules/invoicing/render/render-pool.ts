@@ -12,7 +12,7 @@ import type { RenderReply } from './render-worker.ts';
 export type RenderPool = { render(doc: InvoiceDocument): Promise<RenderedInvoice>; close(): Promise<void> };
 
 type Pending = { resolve(value: RenderedInvoice): void; reject(error: Error): void };
-type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pending> };
+type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pending>; busy: number };
 
 const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
@@ -45,7 +45,6 @@ export function createRenderPool(threads: number, workerScript: URL = new URL('.
     // The working set (fonts, a layout cache of at most 2,000 words, the e-invoice
     // schemas) stays far below 128 MiB.
     const worker = new Worker(workerScript, { resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 } });
-    worker.unref();
     const pending = new Map<number, Pending>();
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => {
@@ -67,7 +66,10 @@ export function createRenderPool(threads: number, workerScript: URL = new URL('.
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`render thread stopped (exit code ${code})`)));
-    const thread = { worker, ready, pending };
+    // An idle thread does not keep the process alive; a render in flight does (render()).
+    // After the listeners: a 'message' listener refs the thread's port again.
+    worker.unref();
+    const thread = { worker, ready, pending, busy: 0 };
     pool[slot] = thread;
     return thread;
   }
@@ -85,12 +87,17 @@ export function createRenderPool(threads: number, workerScript: URL = new URL('.
   return {
     async render(doc) {
       const thread = pick();
-      await thread.ready;
-      const id = nextId++;
-      return new Promise<RenderedInvoice>((resolve, reject) => {
-        thread.pending.set(id, { resolve, reject });
-        thread.worker.postMessage({ id, doc });
-      });
+      if (thread.busy++ === 0) thread.worker.ref();
+      try {
+        await thread.ready;
+        const id = nextId++;
+        return await new Promise<RenderedInvoice>((resolve, reject) => {
+          thread.pending.set(id, { resolve, reject });
+          thread.worker.postMessage({ id, doc });
+        });
+      } finally {
+        if (--thread.busy === 0) thread.worker.unref();
+      }
     },
     async close() {
       await Promise.all(pool.map((thread) => thread?.worker.terminate()));
