@@ -1,4 +1,4 @@
-import type { Timestamp } from './schema.ts';
+import type { Timestamp } from './schema-types.ts';
 
 // Row types of the bookkeeping tables (migrations/0003_bookkeeping.sql, 0019_statement_journal.sql).
 

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { Timestamp } from './schema.ts';
+import type { Timestamp } from './schema-types.ts';
 
 // Row types of the revenue-share tables (migrations/0015_commission_partners.sql,
 // 0016_commission_agreements.sql, 0017_commission_ledger.sql, 0030_ledger_facts.sql). Dates

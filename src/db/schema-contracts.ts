@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { Tier, Timestamp } from './schema.ts';
+import type { Tier, Timestamp } from './schema-types.ts';
 
 // Row types of the contract tables (migrations/0013_contracts.sql, 0014_contract_billing.sql,
 // 0027_contract_quantities.sql). Dates 'YYYY-MM-DD', numerics exact decimal strings.

@@ -1,12 +1,13 @@
 import type { ColumnType } from 'kysely';
 import type { NoticeDocument } from '../modules/dunning/notice-document.ts';
-import type { Json, Timestamp } from './schema.ts';
+import type { DunningLevel, Json, Timestamp } from './schema-types.ts';
+
+export type { DunningLevel } from './schema-types.ts';
 
 // Row types of the dunning table (migrations/0006_dunning.sql). The migration also adds
 // companies.dunning (schema.ts) and invoices.last_dunning_on (schema-invoicing.ts).
 
 export type NoticeStatus = 'pending' | 'sent' | 'cancelled' | 'failed';
-export type DunningLevel = 0 | 1 | 2 | 3;
 
 export interface DunningNoticesTable {
   company_id: string;

@@ -1,6 +1,6 @@
 import type { ColumnType } from 'kysely';
 import type { InvoiceDocument } from '../modules/invoicing/document.ts';
-import type { Json, Timestamp } from './schema.ts';
+import type { Json, Timestamp } from './schema-types.ts';
 
 // Row types of the invoicing tables (migrations/0002_invoicing.sql, 0026_app_invoices.sql).
 

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { Timestamp } from './schema.ts';
+import type { Timestamp } from './schema-types.ts';
 
 // Row types of the payment tables (migrations/0004_payments.sql, 0033_payment_reversals.sql, 0034_bank_transaction_notes.sql).
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { Timestamp } from './schema.ts';
+import type { Timestamp } from './schema-types.ts';
 
 // Row types of the webhook tables (migrations/0005_webhooks.sql, 0009_event_retention.sql).
 

@@ -7,14 +7,14 @@ import type { DunningNoticesTable, DunningStopsTable } from './schema-dunning.ts
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
 import type { PayoutTables } from './schema-payouts.ts';
+import type { Json, Tier, Timestamp } from './schema-types.ts';
 import type { WebTables } from './schema-web.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.ts';
 
 // Row types of the tables in migrations/. Calendar dates are 'YYYY-MM-DD' strings,
 // numerics are exact decimal strings, timestamps are Date.
 
-export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-export type Json<T> = ColumnType<T, string, string>;
+export type { Json, Tier, Timestamp } from './schema-types.ts';
 
 export type SmtpSettings = {
   host: string;
@@ -25,8 +25,6 @@ export type SmtpSettings = {
   password_sealed: string | null;
   from: string;
 };
-
-export type Tier = { from: string; to: string | null; unit_price: string; flat_price?: string | null };
 
 export interface OrganizationsTable {
   id: string;

@@ -1,4 +1,4 @@
-import type { DunningLevel } from '../../db/schema-dunning.ts';
+import type { DunningLevel } from '../../db/schema-types.ts';
 import type { Buyer, Seller } from '../invoicing/document.ts';
 import { centsToDecimal } from '../invoicing/totals.ts';
 import type { Claim } from './claim.ts';

@@ -1,5 +1,5 @@
 import { eventRetentionDays } from '../../config.ts';
-import { defineDailyTask } from '../../jobs/index.ts';
+import { defineDailyTask } from '../../jobs/scheduler.ts';
 import { pruneWebhookHistory } from './prune-webhook-history.ts';
 
 // The daily task of this module, registered when the module is imported (index.ts).
