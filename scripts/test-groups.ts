@@ -34,7 +34,7 @@ function durations(files: string[]): Map<string, number> {
 }
 
 /** Longest first, each to the group with the least time so far. */
-export function deal(files: string[], seconds: Map<string, number>, groups: number): string[][] {
+function deal(files: string[], seconds: Map<string, number>, groups: number): string[][] {
   const bins = Array.from({ length: groups }, () => ({ total: 0, files: [] as string[] }));
   const order = [...files].sort((a, b) => seconds.get(b)! - seconds.get(a)! || a.localeCompare(b));
   for (const file of order) {

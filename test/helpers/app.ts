@@ -48,7 +48,7 @@ let counter = 0;
 
 // One render pool for every TestApp of the process: a render thread loads pdfkit, the
 // fonts and the e-invoice library's schema (~1 s of CPU) once, not once per test file of a
-// group (scripts/test-groups.ts). Its threads are unref'd: they do not keep the process alive.
+// group (scripts/test-groups.ts). An idle thread does not keep the process alive (render-pool.ts).
 let sharedRenderer: RenderPool | undefined;
 
 export async function testApp(

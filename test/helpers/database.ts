@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { writeTemplate } from '../../src/db/write-template.ts';
+import { writeSnapshot, writeTemplate } from '../../src/db/write-template.ts';
 
 // One database per test file: on PGlite an in-memory instance loaded from a snapshot of the
 // migrated template of src/db/pglite-template.ts (made by npm install or test/global-setup.ts),
@@ -31,11 +31,7 @@ export async function ensureSnapshot(): Promise<string> {
     await pglite.exec(`drop database ${name}`);
   }
   await pglite.exec('checkpoint');
-  const dump = await pglite.dumpDataDir('none');
-  await handle.close();
-  const partial = `${file}.${process.pid}.part`;
-  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-  renameSync(partial, file);
+  await writeSnapshot(handle, file);
   return file;
 }
 
