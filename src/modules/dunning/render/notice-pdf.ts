@@ -4,6 +4,7 @@
 // invoice it is about.
 import { formatDate } from '../../../shared/german-format.ts';
 import { drawParagraphs } from '../../invoicing/render/pdf/closing.ts';
+import { endPdf } from '../../invoicing/render/pdf/deflate.ts';
 import { FONT, registerFonts } from '../../invoicing/render/pdf/fonts.ts';
 import { drawFooters, layoutFooter } from '../../invoicing/render/pdf/footer.ts';
 import { COLOR, CONTENT_WIDTH, MARGIN, SIZE, TITLE_Y } from '../../invoicing/render/pdf/layout.ts';
@@ -63,6 +64,6 @@ export async function renderNoticePdf(doc: NoticeDocument): Promise<Buffer> {
   ];
   drawParagraphs(flow, paragraphs, y);
   drawFooters(pdf, footer, title);
-  pdf.end();
+  endPdf(pdf);
   return done;
 }

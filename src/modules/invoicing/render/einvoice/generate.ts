@@ -4,6 +4,8 @@
 import { type EInvoiceFormat, FormatFactoryService, type Invoice, invoiceSchema, type Logger } from '@e-invoice-eu/core';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import type { InvoiceDocument } from '../../document.ts';
+import { shortcuts } from '../shortcuts.ts';
+import { useFastCiiEngine } from './cii-engine.ts';
 import { patchCii } from './cii-patches.ts';
 import type { EInvoiceProfile } from './header.ts';
 import { toInvoiceData } from './invoice-data.ts';
@@ -16,7 +18,7 @@ const FORMAT: Record<EInvoiceProfile, string> = { xrechnung: 'XRECHNUNG-CII', en
 const silentLogger: Logger = { log() {}, warn() {}, error() {} } as unknown as Logger;
 
 let validator: (Validate & { errors?: unknown }) | null = null;
-const services = new Map<EInvoiceProfile, EInvoiceFormat>();
+const services = new Map<string, EInvoiceFormat>();
 
 /**
  * The library types the item net price (BT-146) as an amount with at most two decimals,
@@ -44,10 +46,12 @@ function getValidator(): Validate & { errors?: unknown } {
 }
 
 function getService(profile: EInvoiceProfile): EInvoiceFormat {
-  let service = services.get(profile);
+  const key = `${profile}:${shortcuts.ciiEngine}`;
+  let service = services.get(key);
   if (!service) {
     service = new FormatFactoryService().createFormatService(FORMAT[profile], silentLogger);
-    services.set(profile, service);
+    if (shortcuts.ciiEngine) useFastCiiEngine(service);
+    services.set(key, service);
   }
   return service;
 }

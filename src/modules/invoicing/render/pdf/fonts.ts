@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { shortcuts } from '../shortcuts.ts';
+import { useDirectSubsetWriter } from './font-subset.ts';
 
 export const FONT = { regular: 'DejaVuSans', bold: 'DejaVuSans-Bold' } as const;
 
@@ -137,7 +139,7 @@ function layoutCacheFor(font: ParsedFont): Record<string, unknown> {
 }
 
 /** pdfkit's EmbeddedFont: the fields this module touches (not in the typings). */
-type EmbeddedFont = { font: ParsedFont; layoutCache?: Record<string, unknown> };
+type EmbeddedFont = { font: ParsedFont; layoutCache?: Record<string, unknown>; subset?: unknown };
 
 /** Makes `name` the current font and gives its EmbeddedFont the process-wide layout cache. */
 function useSharedLayoutCache(pdf: PDFKit.PDFDocument, name: string): void {
@@ -145,6 +147,7 @@ function useSharedLayoutCache(pdf: PDFKit.PDFDocument, name: string): void {
   const embedded = (pdf as unknown as { _font: EmbeddedFont })._font;
   // pdfkit leaves layoutCache undefined when the document opts out (fontLayoutCache: false).
   if (embedded.layoutCache) embedded.layoutCache = layoutCacheFor(embedded.font);
+  if (shortcuts.subsetWriter) useDirectSubsetWriter(embedded.subset);
 }
 
 export function registerFonts(pdf: PDFKit.PDFDocument): void {

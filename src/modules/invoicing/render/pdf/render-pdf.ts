@@ -2,13 +2,16 @@
 // `facturXml` it becomes a PDF/A-3b Factur-X hybrid carrying that XML.
 import PDFDocument from 'pdfkit';
 import type { InvoiceDocument } from '../../document.ts';
+import { shortcuts } from '../shortcuts.ts';
 import { drawClosing } from './closing.ts';
+import { endPdf } from './deflate.ts';
 import { attachFacturX } from './facturx-attachment.ts';
 import { registerFonts } from './fonts.ts';
 import { drawFooters, layoutFooter } from './footer.ts';
 import { PAGE } from './layout.ts';
 import { drawLetterhead } from './letterhead.ts';
 import { drawLinesTable } from './lines-table.ts';
+import { usePrecompressedOutputIntent } from './output-intent.ts';
 import { createFlow } from './page-flow.ts';
 import { drawBuyerAddress, drawInfoBlock } from './parties.ts';
 import { documentTitle, drawContinuationHead, drawTitle } from './title.ts';
@@ -38,7 +41,7 @@ function metadataSafe(text: string): string {
  */
 export function createA4Pdf(options: { title: string; date: string; pdfA?: boolean }): PDFKit.PDFDocument {
   const at = new Date(`${options.date}T00:00:00.000Z`);
-  return new PDFDocument({
+  const pdf = new PDFDocument({
     size: [PAGE.width, PAGE.height],
     margins: { top: 0, bottom: 0, left: 0, right: 0 },
     bufferPages: true,
@@ -57,6 +60,8 @@ export function createA4Pdf(options: { title: string; date: string; pdfA?: boole
       ModDate: at,
     },
   });
+  if (options.pdfA && shortcuts.outputIntent) usePrecompressedOutputIntent(pdf);
+  return pdf;
 }
 
 /** PDF/A wants every Info entry mirrored in the XMP; pdfkit writes only the creation date (also used by statements). */
@@ -97,6 +102,6 @@ export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfO
   drawClosing(flow, doc, y);
   drawFooters(pdf, footer, `${documentTitle(doc)} ${doc.number}`);
   if (options.facturXml) attachFacturX(pdf, options.facturXml, documentInstant(doc));
-  pdf.end();
+  endPdf(pdf);
   return done;
 }

@@ -3,6 +3,7 @@
 // invoicing's PDF building blocks. With `facturXml` it becomes a PDF/A-3b Factur-X hybrid.
 
 import { drawParagraphs } from '../../../invoicing/render/pdf/closing.ts';
+import { endPdf } from '../../../invoicing/render/pdf/deflate.ts';
 import { attachFacturX } from '../../../invoicing/render/pdf/facturx-attachment.ts';
 import { registerFonts } from '../../../invoicing/render/pdf/fonts.ts';
 import { drawFooters, layoutFooter } from '../../../invoicing/render/pdf/footer.ts';
@@ -43,6 +44,6 @@ export async function renderStatementPdf(doc: StatementDocument, options: Render
   drawParagraphs(flow, closingParagraphs(doc), y);
   drawFooters(pdf, footer, label);
   if (options.facturXml) attachFacturX(pdf, options.facturXml, documentInstant(doc));
-  pdf.end();
+  endPdf(pdf);
   return done;
 }

@@ -1,0 +1,27 @@
+// Where the renderers go around their libraries' slow paths (issue 26), each giving the
+// same bytes as the library would: the CII engine under @e-invoice-eu/core
+// (einvoice/cii-engine.ts), the direct TrueType subset writer (pdf/font-subset.ts), Node's
+// MD5 for the embedded XML's checksum (pdf/facturx-attachment.ts) and the once-deflated
+// PDF/A output intent (pdf/output-intent.ts), all giving the libraries' bytes; and deflate
+// level 1 for the PDF's streams (pdf/deflate.ts), giving the same objects and the same
+// inflated streams. The renderer tests switch them off to render every fixture the
+// libraries' way and compare; nothing else touches this.
+export const shortcuts = { ciiEngine: true, subsetWriter: true, nativeChecksum: true, outputIntent: true, pdfDeflate: true };
+
+export type Shortcuts = typeof shortcuts;
+
+/** Runs `render` with some shortcuts set otherwise, then restores them (tests only). */
+export async function withShortcuts<T>(settings: Partial<Shortcuts>, render: () => Promise<T>): Promise<T> {
+  const saved = { ...shortcuts };
+  Object.assign(shortcuts, settings);
+  try {
+    return await render();
+  } finally {
+    Object.assign(shortcuts, saved);
+  }
+}
+
+/** Runs `render` with every shortcut off: the libraries' own paths. */
+export function withoutShortcuts<T>(render: () => Promise<T>): Promise<T> {
+  return withShortcuts({ ciiEngine: false, subsetWriter: false, nativeChecksum: false, outputIntent: false, pdfDeflate: false }, render);
+}
