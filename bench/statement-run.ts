@@ -4,7 +4,10 @@
 // stored and mailed (jobs statements.make, then statements.deliver). Target: under 60 s.
 // Measured on PostgreSQL and PGlite.
 //
-//   node bench/statement-run.ts [--only pglite|postgres] [--partners 2000] [--concurrency 4]
+//   node bench/statement-run.ts [--only pglite|postgres] [--partners 2000] [--concurrency 4] [--render-threads N]
+//
+// The statements render on render threads as in `kontor jobs run` (default: as many as it
+// starts, defaultRenderThreads(false)); --render-threads 0 renders them on the main thread.
 //
 // Half the partners are businesses with an agreement on self-billing (a Gutschrift, GS-, with
 // ZUGFeRD: e_invoice_format auto), half private persons (a settlement, AB-, PDF only); every
@@ -21,10 +24,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { type Database, openDatabase } from '../src/db/connection.ts';
+import { localLiveness } from '../src/db/liveness.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { type JobRegistry, jobRegistry, runDueWork } from '../src/jobs/index.ts';
 import { bootstrapOrganization } from '../src/modules/access/index.ts';
 import { upsertCommissionAgreement, upsertCommissionPartner } from '../src/modules/commissions/index.ts';
+import { defaultRenderThreads, invoicingOutside } from '../src/modules/invoicing/outside.ts';
 import { createMailer } from '../src/modules/mail/index.ts';
 import '../src/modules/statements/index.ts';
 import { renderStatementDocuments } from '../src/modules/statements/render/index.ts';
@@ -41,12 +46,19 @@ const LINES = 20;
 const PAYMENTS_PER_LINE = 2;
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, partners: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '4' } },
+  options: {
+    only: { type: 'string' },
+    partners: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '4' },
+    'render-threads': { type: 'string', default: String(defaultRenderThreads(false)) },
+  },
 });
 const PARTNERS = Number(values.partners);
 const CONCURRENCY = Number(values.concurrency);
+const RENDER_THREADS = Number(values['render-threads']);
 if (!Number.isInteger(PARTNERS) || PARTNERS < 2 || PARTNERS > 4000) throw new Error('--partners must be 2 … 4000');
 if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1 || CONCURRENCY > 32) throw new Error('--concurrency must be 1 … 32');
+if (!Number.isInteger(RENDER_THREADS) || RENDER_THREADS < 0 || RENDER_THREADS > 16) throw new Error('--render-threads must be 0 … 16');
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const since = (t0: number) => round((performance.now() - t0) / 1000, 2);
 
@@ -171,7 +183,11 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
     ? openDatabase({ kind: 'postgres', url: target.url, poolSize: 8 })
     : openDatabase({ kind: 'pglite', dataDir: target.dataDir }));
   const dataDir = path.join(work, `data-${target.kind}`);
-  const mailer = createMailer({ dataDir, sealer: createSealer('bench-secret') });
+  const sealer = createSealer('bench-secret');
+  const mailer = createMailer({ dataDir, sealer });
+  // The renderers, booking and mailboxes `kontor jobs run` hands its jobs (the statements render on its threads).
+  const outside = invoicingOutside({ dataDir, sealer, mailer, renderThreads: RENDER_THREADS });
+  const services = { invoicing: { ...outside, liveness: localLiveness() } };
   try {
     const db = handle.db;
     const companyId = await setUp(db, target.kind === 'postgres' ? 8 : 1);
@@ -180,7 +196,7 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
     log(`${target.kind}: ${PARTNERS} partners, ${entries} entries set up in ${setupSeconds} s`);
     const clock = fixedClock(`${RUN_DATE}T12:00:00Z`);
     const times: JobTimes = [];
-    const deps = { db, clock, mailer, jobs: timedRegistry(times) };
+    const deps = { db, clock, mailer, services, jobs: timedRegistry(times) };
     const busyBefore = await machineBusy();
     const cpuBefore = process.cpuUsage();
     // Resident memory sampled during the run: resourceUsage().maxRSS would be the process's
@@ -223,7 +239,7 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
       renderMs[kind === 'self_billing' ? 'gutschrift' : 'settlement'] = round(percentile(Float64Array.from(ms.slice(list.length)).sort(), 50), 1);
     }
     const t2 = performance.now();
-    await runDueWork({ db, clock, mailer }, { asOf: RUN_DATE, concurrency: CONCURRENCY });
+    await runDueWork({ db, clock, mailer, services }, { asOf: RUN_DATE, concurrency: CONCURRENCY });
     const rerunSeconds = since(t2);
     const after = await count(sql`select 'all' as key, count(*)::text as n from commission_statements where company_id = ${companyId}`);
     return {
@@ -252,6 +268,7 @@ async function measure(target: Target, work: string): Promise<StatementRunFigure
       rerunStatements: (after.all ?? 0) - statements,
     };
   } finally {
+    await outside.close();
     mailer.close();
     await handle.close();
   }
@@ -271,9 +288,9 @@ for (const r of results) {
   console.log(
     `${r.database.padEnd(8)} statement run of ${r.partners} partners × ${r.linesPerStatement} lines: ${r.runSeconds} s (all issued after ${r.issuedAfterSeconds} s), ` +
       `${r.statements} statements ${JSON.stringify(r.byStatus)}, ${r.files.pdf} PDF + ${r.files.xml} XML stored, ${r.mails} mails, ${r.jobsFailed} jobs failed; ` +
-      `job time make ${r.makeJobSeconds} s / deliver ${r.deliverJobSeconds} s (${r.deliverMsPerStatement} ms per statement); rendering alone ${r.renderMs.gutschrift} ms (Gutschrift + ZUGFeRD) / ` +
+      `${RENDER_THREADS} render threads; job time make ${r.makeJobSeconds} s / deliver ${r.deliverJobSeconds} s (${r.deliverMsPerStatement} ms per statement); rendering alone ${r.renderMs.gutschrift} ms (Gutschrift + ZUGFeRD) / ` +
       `${r.renderMs.settlement} ms (settlement); process ${r.processCpuShare} cores, peak RSS ${r.peakRssMiB} MiB (${r.rssBeforeMiB} MiB at the start); other CPU load before ${Math.round(r.busyBefore * 100)} %; ` +
       `same day again ${r.rerunSeconds} s, ${r.rerunStatements} statements — target 60 s: ${r.runSeconds < 60 && complete ? 'met' : 'MISSED'}`,
   );
 }
-console.log(JSON.stringify({ bench: 'statement-run', concurrency: CONCURRENCY, results }));
+console.log(JSON.stringify({ bench: 'statement-run', concurrency: CONCURRENCY, renderThreads: RENDER_THREADS, results }));

@@ -47,8 +47,8 @@ export type AppDeps = {
   timeouts?: Partial<Timeouts>;
   /** Seals and opens secrets with the instance secret (payout accounts in the app). */
   sealer: Sealer;
-  /** Renderers, booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
-  invoicing: Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed' | 'liveness'>;
+  /** Renderers (of statements too), booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
+  invoicing: Pick<InvoicingDeps, 'render' | 'renderStatement' | 'book' | 'mail' | 'mailed' | 'liveness'>;
   /** The process's mailer (the app's test mail, statements sent from the app). */
   mailer: Mailer;
 };
@@ -120,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerProductRoutes(api, deps2);
       registerContractRoutes(api, deps2);
       registerCommissionRoutes(api, deps2);
-      registerCommissionStatementRoutes(api, deps2);
+      registerCommissionStatementRoutes(api, { ...deps2, renderStatement: deps.invoicing.renderStatement });
       registerInvoiceRoutes(api, { ...deps2, ...deps.invoicing, earlyRenders: createEarlyRenders() });
     },
     { prefix: '/v1' },

@@ -8,7 +8,7 @@ import '../modules/contracts/index.ts'; // registers the contract billing run (d
 import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
 import '../modules/statements/index.ts'; // registers the statement run (daily task and jobs)
 import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
-import { loadRenderers } from '../modules/invoicing/render/render-pool.ts';
+import { loadRenderers } from '../modules/invoicing/render/renderers.ts';
 import { createMailer } from '../modules/mail/index.ts';
 import { webhookDelivery } from '../modules/webhooks/index.ts';
 import { createClock } from '../shared/clock.ts';

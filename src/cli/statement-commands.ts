@@ -49,7 +49,8 @@ const STEP_COMMANDS: ModuleCommand[] = (Object.keys(USAGE) as Step[]).map((step)
     try {
       const actor = await actorOf(ctx, by, id, step === 'mark-paid');
       const who = actor ? actor.email : 'cli';
-      const deps = { db: ctx.db, clock: ctx.clock, mailer: ctx.mailer };
+      // A send renders the files only when not yet stored: on the server's threads when it carries out the command.
+      const deps = { db: ctx.db, clock: ctx.clock, mailer: ctx.mailer, renderStatement: ctx.invoicing?.renderStatement };
       if (step === 'send' && !deps.mailer && ctx.dataDir) {
         const { createMailer } = await import('../modules/mail/index.ts');
         deps.mailer = createMailer({ dataDir: ctx.dataDir, sealer: ctx.sealer });

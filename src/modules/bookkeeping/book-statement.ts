@@ -3,6 +3,7 @@ import type { Trx } from '../../db/transaction.ts';
 import { newId } from '../../shared/ids.ts';
 import type { StatementDocument } from '../statements/statement-document.ts';
 import { type AccountPlan, accountPlan, creditorAccount, TAX_KEY_INPUT_VAT_19 } from './accounts.ts';
+import type { BookingKnowns } from './book-invoice.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { findEntryByDocument, insertJournalEntry, lockedUntil } from './journal.repository.ts';
 import { assertBalanced, centsOf, type JournalLine, mirror } from './journal.ts';
@@ -117,16 +118,25 @@ export function commissionJournalLines(chart: Chart, amounts: CommissionAmounts)
  * `commission_statement`, document id = the statement's id, entry date = issue date,
  * Leistungsdatum = end of the commission period). True when written now; false when this
  * statement id is booked already (or the statement is zero): nothing is written then.
- * Refuses an issue date in a locked period (period_locked).
+ * Refuses an issue date in a locked period (period_locked). `known`: what the caller read
+ * already in this transaction (issuing reads it before it draws the number, so that only
+ * writes follow the draw).
  */
-export async function bookStatement(trx: Trx, companyId: string, chart: Chart, doc: StatementDocument, statementId: string): Promise<boolean> {
+export async function bookStatement(
+  trx: Trx,
+  companyId: string,
+  chart: Chart,
+  doc: StatementDocument,
+  statementId: string,
+  known: BookingKnowns = {},
+): Promise<boolean> {
   const lines = statementJournalLines(chart, doc);
 
-  const existing = await findEntryByDocument(trx, companyId, 'commission_statement', statementId);
+  const existing = known.newDocument ? undefined : await findEntryByDocument(trx, companyId, 'commission_statement', statementId);
   if (existing) return alreadyBooked(existing.documentNumber, doc);
   if (lines.length === 0) return false;
 
-  const locked = await lockedUntil(trx, companyId);
+  const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
   if (locked !== null && doc.issueDate <= locked)
     throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
 

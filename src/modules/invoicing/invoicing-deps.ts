@@ -8,6 +8,7 @@ import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { EarlyRenders } from './early-render.ts';
 import type { SendError } from './invoice-view.ts';
+import type { RenderPool } from './render/render-pool.ts';
 import { renderFailureForLog } from './render-failure.ts';
 
 /** What invoice operations need from outside: storage, the clock, and the three outside pieces. */
@@ -15,6 +16,11 @@ export type InvoicingDeps = {
   db: Database;
   clock: Clock;
   render(doc: InvoiceDocument): Promise<{ pdf: Buffer; xml: Buffer | null }>;
+  /**
+   * The same render threads for revenue-share statements (statements/deliver-statement.ts,
+   * which renders on its own thread without them); no invoice operation uses it.
+   */
+  renderStatement?: RenderPool['renderStatement'];
   book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, known?: BookingKnowns): Promise<void>;
   /** `messageId`: the attempt's (mail-attempts.ts); absent: the invoice's stable one. */
   mail(

@@ -21,13 +21,17 @@ export function defaultRenderThreads(withHttp = true): number {
   return Math.max(1, Math.min(4, availableParallelism() - (withHttp ? 1 : 0)));
 }
 
-export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed'> & { close(): Promise<void> };
+export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed'> & {
+  renderStatement: NonNullable<InvoicingDeps['renderStatement']>;
+  close(): Promise<void>;
+};
 
 /**
- * The real renderers, booking and mailbox for invoice operations. `mailer`: the process's
- * mailer (one pooled connection per mailbox for all of a process's mail); without it one
- * is made here, and closed by close(). `renderer`: a render pool the caller keeps (and
- * closes); without it one of `renderThreads` threads is made here, and closed by close().
+ * The real renderers, booking and mailbox for invoice operations; the render threads
+ * render revenue-share statements too (renderStatement). `mailer`: the process's mailer
+ * (one pooled connection per mailbox for all of a process's mail); without it one is made
+ * here, and closed by close(). `renderer`: a render pool the caller keeps (and closes);
+ * without it one of `renderThreads` threads is made here, and closed by close().
  */
 export function invoicingOutside(options: {
   dataDir: string;
@@ -42,6 +46,7 @@ export function invoicingOutside(options: {
   const ownsRenderer = options.renderer === undefined;
   return {
     render: (doc) => renderer.render(doc),
+    renderStatement: (doc) => renderer.renderStatement(doc),
     async book(trx, company, doc, documentId, known) {
       try {
         await bookInvoice(trx, company.id, company.chart, doc, documentId, known);

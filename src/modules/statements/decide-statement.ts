@@ -12,12 +12,12 @@ import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import type { Mailer } from '../mail/index.ts';
 import type { PartnerRow } from './build-statement.ts';
-import { mailStatement } from './deliver-statement.ts';
+import { mailStatement, type RenderStatement } from './deliver-statement.ts';
 import { issueStatement } from './issue-statement.ts';
 import { findPartnerInvoice, partnerInvoiceToBook } from './record-partner-invoice.ts';
 import type { StatementDocument } from './statement-document.ts';
 import { StatementError } from './statement-error.ts';
-import type { StatementRow, StatementView } from './statement-view.ts';
+import { type StatementRow, type StatementView, statementView } from './statement-view.ts';
 import { findStatement, viewsOf } from './statements.repository.ts';
 
 // The person-side steps of a statement (design §2 `kontor admin statement …`, §7): issue a
@@ -45,7 +45,8 @@ async function decide<T>(db: Database, work: (trx: Trx) => Promise<T>): Promise<
   }
 }
 
-type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined };
+/** `renderStatement`: the process's render threads, for a send that finds the files not yet stored. */
+type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined; renderStatement?: RenderStatement | undefined };
 export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
 
 async function context(trx: Trx, statementId: string, actor?: Actor) {
@@ -114,7 +115,8 @@ export function issueDraftStatement(deps: Deps, statementId: string, by = 'cli',
     const now = deps.clock.now();
     const issued = await issueStatement(trx, { company, partner, statement, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
     await audit(trx, actor, now, 'statement.issued', statement, issued);
-    return { statement: await view(trx, issued), changed: true };
+    // Not read back: the number's range stays locked until commit, and the files come after it (the delivery job).
+    return { statement: statementView(issued, { partnerName: partner.name, hasPdf: false, hasXml: false }), changed: true };
   });
 }
 
@@ -132,7 +134,12 @@ export async function sendStatement(deps: Deps, statementId: string, actor?: Act
     : undefined;
   let outcome: Awaited<ReturnType<typeof mailStatement>>;
   try {
-    outcome = await mailStatement({ db: deps.db, clock: deps.clock, mailer: deps.mailer }, statement.company_id, statementId, onSent);
+    outcome = await mailStatement(
+      { db: deps.db, clock: deps.clock, mailer: deps.mailer, renderStatement: deps.renderStatement },
+      statement.company_id,
+      statementId,
+      onSent,
+    );
   } catch (error) {
     const sendError = (error as { sendError?: { message: string } } | null)?.sendError;
     if (!sendError) throw error;
@@ -196,10 +203,10 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli', act
       })
       .returningAll()
       .executeTakeFirstOrThrow()) as StatementRow;
-    const cancellation = await issueStatement(trx, { company, partner, statement: draft, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
     // The partner's invoice recorded against the request is booked: its mirror under the
     // cancellation's number settles it (the partner cancels its invoice; the payout sentence asks for it).
     const invoice = statement.kind === 'partner_invoice' ? await findPartnerInvoice(trx, company.id, statement.id) : null;
+    const cancellation = await issueStatement(trx, { company, partner, statement: draft, issueDate: deps.clock.today(company.timezone), now, decidedBy: by });
     if (invoice)
       await reversePartnerInvoice(trx, company.id, company.chart, {
         ...partnerInvoiceToBook(statement, partner, invoice, cancellation.issue_date as string),

@@ -6,13 +6,13 @@ import { defineJob, PermanentJobError, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import type { Mailer } from '../mail/index.ts';
-import { renderStatementDocuments } from './render/index.ts';
 import type { StatementDocument } from './statement-document.ts';
 import { statementMail } from './statement-mail.ts';
 import { type StatementRow, statementView } from './statement-view.ts';
 
 // Job `statements.deliver`, committed with the issued statement: renders its PDF (and
-// e-invoice) from the frozen document and stores them once, then — when asked and the
+// e-invoice) from the frozen document on the process's render threads (the invoices' pool,
+// InvoicingDeps.renderStatement) and stores them once, then — when asked and the
 // partner has an e-mail — mails them from the company's mailbox once: mail_started_at is
 // committed before the mail leaves; after a crash the outbox tells whether it left (over
 // SMTP it counts as sent, unconfirmed, and is not mailed again). Then, in one transaction,
@@ -22,8 +22,18 @@ export type DeliverStatementPayload = { statement_id: string; send: boolean };
 
 export type StatementFiles = { pdf: Buffer; xml: Buffer | null };
 
+/** Renders a statement's files: a pure function of its document, on whichever thread. */
+export type RenderStatement = (doc: StatementDocument) => Promise<StatementFiles>;
+
+/** `renderStatement`: the process's render threads; without them the statement renders on this thread. */
+export type StatementFilesDeps = { db: Database; renderStatement?: RenderStatement | undefined };
+
+// Loaded on the first statement rendered here (pdfkit, fonts, the e-invoice library).
+const renderOnThisThread: RenderStatement = async (doc) => (await import('./render/index.ts')).renderStatementDocuments(doc);
+
 /** The stored files of a numbered statement, rendered and stored first when missing; null for a draft. */
-export async function statementFiles(db: Database, companyId: string, statementId: string): Promise<StatementFiles | null> {
+export async function statementFiles(deps: StatementFilesDeps, companyId: string, statementId: string): Promise<StatementFiles | null> {
+  const { db } = deps;
   const stored = await db
     .selectFrom('commission_statement_files')
     .select(['kind', 'content'])
@@ -40,7 +50,7 @@ export async function statementFiles(db: Database, companyId: string, statementI
     .executeTakeFirst();
   const doc = row?.document as StatementDocument | null | undefined;
   if (!doc) return null;
-  const files = await renderStatementDocuments(doc);
+  const files = await (deps.renderStatement ?? renderOnThisThread)(doc);
   await pauseAt('statement-render.before-store');
   const now = new Date();
   const rows = [{ kind: 'pdf' as const, content: files.pdf }, ...(files.xml ? [{ kind: 'xml' as const, content: files.xml }] : [])].map((file) => ({
@@ -74,7 +84,7 @@ export type OnStatementSent = (trx: Trx, sent: StatementRow, now: Date) => Promi
  * throws with the mailer's SendError attached as `sendError` (its German message).
  */
 export async function mailStatement(
-  deps: { db: Database; clock: Clock; mailer: Mailer | undefined },
+  deps: StatementFilesDeps & { clock: Clock; mailer: Mailer | undefined },
   companyId: string,
   statementId: string,
   onSent?: OnStatementSent,
@@ -97,7 +107,7 @@ export async function mailStatement(
     .where('s.id', '=', statementId)
     .executeTakeFirst();
   if (!row) throw new PermanentJobError(`no statement ${statementId}`);
-  const files = await statementFiles(db, companyId, statementId);
+  const files = await statementFiles(deps, companyId, statementId);
   if (!files) throw new PermanentJobError(`statement ${statementId} is a draft`);
   if (row.status !== 'issued') return 'unchanged';
   const doc = row.document as StatementDocument;
@@ -179,10 +189,11 @@ defineJob<DeliverStatementPayload>({
     required: ['statement_id', 'send'],
     properties: { statement_id: { type: 'string', pattern: '^cst_[0-9a-z]{26}$' }, send: { type: 'boolean' } },
   },
-  async handler({ db, clock, job, mailer }) {
+  async handler({ db, clock, job, mailer, services }) {
     const companyId = job.company_id;
     if (!companyId) throw new Error('the job names no company');
-    if (job.payload.send) await mailStatement({ db, clock, mailer }, companyId, job.payload.statement_id);
-    else await statementFiles(db, companyId, job.payload.statement_id);
+    const renderStatement = services.invoicing?.renderStatement;
+    if (job.payload.send) await mailStatement({ db, clock, mailer, renderStatement }, companyId, job.payload.statement_id);
+    else await statementFiles({ db, renderStatement }, companyId, job.payload.statement_id);
   },
 });

@@ -2,10 +2,10 @@ import { drawNumberInTransaction } from '../../db/number-ranges.ts';
 import type { Trx } from '../../db/transaction.ts';
 import { enqueueJob, recordEvent } from '../../jobs/index.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
-import { bookStatement } from '../bookkeeping/index.ts';
+import { pauseAt } from '../../shared/pause-at.ts';
+import { bookStatement, lockedUntil } from '../bookkeeping/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { buildStatementDocument, type PartnerRow } from './build-statement.ts';
-
 import { partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
 import type { StatementKind } from './statement-document.ts';
 import { StatementError } from './statement-error.ts';
@@ -15,6 +15,11 @@ import { type StatementRow, statementView } from './statement-view.ts';
 // Issuing a statement (from the run, or a draft by a person): its number from the kind's
 // own gapless range, the frozen document, the booking against the partner's creditor
 // account, the event and the job that renders, stores and mails it — one transaction.
+//
+// The number is drawn last: its range row (one per kind and year) stays locked from the
+// draw until the transaction ends, and every statement of the run draws from the same
+// row, so whatever does not need the number — every read, the checks, the job — comes
+// before the draw, and only the writes that carry the number follow it.
 
 export const DELIVER_STATEMENT_JOB = 'statements.deliver';
 
@@ -55,7 +60,6 @@ export async function issueStatement(
       throw new StatementError(`statement ${statement.number ?? statement.id} was not issued: ${sentence}`, 'einvoice_contact_missing', sentence);
     }
   }
-  const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
   let preceding: { number: string; issueDate: string } | null = null;
   if (statement.cancels_statement_id) {
     const cancelled = await trx
@@ -66,6 +70,20 @@ export async function issueStatement(
       .executeTakeFirstOrThrow();
     preceding = { number: cancelled.number as string, issueDate: cancelled.issue_date as string };
   }
+  // A request to invoice is no accounting document: the partner's own invoice is booked when it comes.
+  const booked = statement.kind !== 'partner_invoice';
+  const periodLock = booked ? await lockedUntil(trx, company.id) : null;
+  await enqueueJob(trx, {
+    name: DELIVER_STATEMENT_JOB,
+    companyId: company.id,
+    payload: { statement_id: statement.id, send: partner.email !== null },
+    runAt: now,
+    dedupeKey: `${DELIVER_STATEMENT_JOB}:${company.id}:${statement.id}`,
+  });
+
+  await pauseAt('statement-issue.before-draw');
+  const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
+  await pauseAt('statement-issue.after-draw');
   const doc = buildStatementDocument(
     company,
     partner,
@@ -104,21 +122,14 @@ export async function issueStatement(
     .where('status', '=', 'draft')
     .returningAll()
     .executeTakeFirstOrThrow();
-  // A request to invoice is no accounting document: the partner's own invoice is booked when it comes.
-  if (statement.kind !== 'partner_invoice') await bookStatement(trx, company.id, company.chart, doc, statement.id);
+  // A draft is never booked: the booking is the statement's first (the number is new here).
+  if (booked) await bookStatement(trx, company.id, company.chart, doc, statement.id, { newDocument: true, lockedUntil: periodLock });
   await recordEvent(trx, {
     companyId: company.id,
     type: 'commission_statement.issued',
     subjectId: statement.id,
     data: statementView(issued, { partnerName: partner.name, hasPdf: false, hasXml: false }),
     createdAt: now,
-  });
-  await enqueueJob(trx, {
-    name: DELIVER_STATEMENT_JOB,
-    companyId: company.id,
-    payload: { statement_id: statement.id, send: partner.email !== null },
-    runAt: now,
-    dedupeKey: `${DELIVER_STATEMENT_JOB}:${company.id}:${statement.id}`,
   });
   return issued;
 }

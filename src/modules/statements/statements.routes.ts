@@ -3,11 +3,12 @@ import type { StatementStatus } from '../../db/schema-commissions.ts';
 import type { RouteDeps } from '../../http/route-deps.ts';
 import { AppError } from '../../shared/errors.ts';
 import { decodeSeqCursor, encodeSeqCursor, listedPartner, type PartnerListQuery } from '../commissions/index.ts';
-import { statementFiles } from './deliver-statement.ts';
+import { type RenderStatement, statementFiles } from './deliver-statement.ts';
 import { findStatement, viewsOf } from './statements.repository.ts';
 import { downloadCommissionStatementPdfSchema, listCommissionStatementsSchema, retrieveCommissionStatementSchema } from './statements.schemas.ts';
 
-export function registerCommissionStatementRoutes(app: FastifyInstance, deps: RouteDeps) {
+/** `renderStatement`: the server's render threads, for a PDF the delivery job has not stored yet. */
+export function registerCommissionStatementRoutes(app: FastifyInstance, deps: RouteDeps & { renderStatement?: RenderStatement | undefined }) {
   const { db } = deps;
 
   app.get<{ Querystring: PartnerListQuery }>(
@@ -52,7 +53,7 @@ export function registerCommissionStatementRoutes(app: FastifyInstance, deps: Ro
     { schema: downloadCommissionStatementPdfSchema, config: { scope: 'partner:commissions:read' } },
     async (request, reply) => {
       const row = await issued(request.auth.companyId, request.params.id);
-      const files = await statementFiles(db, request.auth.companyId, row.id);
+      const files = await statementFiles(deps, request.auth.companyId, row.id);
       if (!files) throw new AppError('commission.statement_not_found');
       return reply
         .type('application/pdf')

@@ -372,6 +372,8 @@ ${entryCount > entries.length ? html`<p class="muted">${t.originsMore(entryCount
 }
 
 export function registerStatementPages(web: FastifyInstance, deps: WebDeps): void {
+  // A statement's files render on the server's render threads (as invoices do) when not yet stored.
+  const renderStatement = deps.invoicing.renderStatement;
   web.get('/statements', async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);
     if (!member) return reply;
@@ -529,7 +531,7 @@ ${historySection(t, member, loaded)}
   type Step = 'issue' | 'send' | 'cancel' | 'objection' | 'mark-paid';
   const steps: Record<Step, (id: string, by: string, actor: ReturnType<typeof actorOf>) => Promise<DecidedStatement>> = {
     issue: (id, by, actor) => issueDraftStatement(deps, id, by, actor),
-    send: (id, _by, actor) => sendStatement(deps, id, actor),
+    send: (id, _by, actor) => sendStatement({ ...deps, renderStatement }, id, actor),
     cancel: (id, by, actor) => cancelStatement(deps, id, by, actor),
     objection: (id, by, actor) => objectToStatement(deps, id, by, actor),
     'mark-paid': (id, by, actor) => markStatementPaid(deps, id, by, actor),
@@ -627,7 +629,7 @@ ${historySection(t, member, loaded)}
         .executeTakeFirst();
       if (!row?.number) return reply.callNotFound();
       // Rendered and stored once when the delivery job has not done it yet (a pure function of the document).
-      const files = await statementFiles(deps.db, member.company.id, id);
+      const files = await statementFiles({ db: deps.db, renderStatement }, member.company.id, id);
       const file = files ? files[kind] : null;
       if (!file) return reply.callNotFound();
       return (

@@ -1,17 +1,24 @@
 import { Worker } from 'node:worker_threads';
+import type { StatementDocument } from '../../statements/statement-document.ts';
 import type { InvoiceDocument } from '../document.ts';
 import type { RenderedInvoice } from './index.ts';
-import type { RenderReply } from './render-worker.ts';
+import type { RenderReply, ThreadRequest } from './render-worker.ts';
+import { type RenderedFiles, type RenderRequest, renderRequested } from './renderers.ts';
 
-// Rendering costs ~20 ms of CPU per invoice. Render threads keep it off the event loop,
-// so the main thread goes on serving requests and the database while another core
-// renders. Threads start on the first render (a process that never issues pays
+// Rendering costs ~20 ms of CPU per invoice or statement. Render threads keep it off the
+// event loop, so the main thread goes on serving requests and the database while another
+// core renders. Threads start on the first render (a process that never issues pays
 // nothing); a thread that dies fails its pending renders and is replaced on next use.
 // threads = 0 renders on the calling thread.
 
-export type RenderPool = { render(doc: InvoiceDocument): Promise<RenderedInvoice>; close(): Promise<void> };
+export type RenderPool = {
+  render(doc: InvoiceDocument): Promise<RenderedInvoice>;
+  /** A revenue-share statement's PDF and e-invoice (statements/render/), on the same threads. */
+  renderStatement(doc: StatementDocument): Promise<RenderedFiles>;
+  close(): Promise<void>;
+};
 
-type Pending = { resolve(value: RenderedInvoice): void; reject(error: Error): void };
+type Pending = { resolve(value: RenderedFiles): void; reject(error: Error): void };
 type Thread = { worker: Worker; ready: Promise<void>; pending: Map<number, Pending>; busy: number };
 
 const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -25,15 +32,8 @@ function threadError(reply: RenderReply): Error {
 }
 
 /** `workerScript` is the thread's code (tests give one that crashes on purpose). */
-// The renderers (pdfkit, fonts, the e-invoice library) load on first use, not at start.
-let renderers: Promise<typeof import('./index.ts')> | undefined;
-export const loadRenderers = () => {
-  renderers ??= import('./index.ts');
-  return renderers;
-};
-
 export function createRenderPool(threads: number, workerScript: URL = new URL('./render-worker.ts', import.meta.url)): RenderPool {
-  if (threads <= 0) return { render: async (doc) => (await loadRenderers()).renderInvoiceDocuments(doc), close: async () => {} };
+  if (threads <= 0) return poolOf(renderRequested, async () => {});
   const pool: (Thread | null)[] = Array.from({ length: threads }, () => null);
   let nextId = 1;
 
@@ -84,23 +84,30 @@ export function createRenderPool(threads: number, workerScript: URL = new URL('.
     return best!;
   }
 
+  async function onThread(request: RenderRequest): Promise<RenderedFiles> {
+    const thread = pick();
+    if (thread.busy++ === 0) thread.worker.ref();
+    try {
+      await thread.ready;
+      const id = nextId++;
+      return await new Promise<RenderedFiles>((resolve, reject) => {
+        thread.pending.set(id, { resolve, reject });
+        thread.worker.postMessage({ id, ...request } satisfies ThreadRequest);
+      });
+    } finally {
+      if (--thread.busy === 0) thread.worker.unref();
+    }
+  }
+
+  return poolOf(onThread, async () => {
+    await Promise.all(pool.map((thread) => thread?.worker.terminate()));
+  });
+}
+
+function poolOf(render: (request: RenderRequest) => Promise<RenderedFiles>, close: () => Promise<void>): RenderPool {
   return {
-    async render(doc) {
-      const thread = pick();
-      if (thread.busy++ === 0) thread.worker.ref();
-      try {
-        await thread.ready;
-        const id = nextId++;
-        return await new Promise<RenderedInvoice>((resolve, reject) => {
-          thread.pending.set(id, { resolve, reject });
-          thread.worker.postMessage({ id, doc });
-        });
-      } finally {
-        if (--thread.busy === 0) thread.worker.unref();
-      }
-    },
-    async close() {
-      await Promise.all(pool.map((thread) => thread?.worker.terminate()));
-    },
+    render: (doc) => render({ renders: 'invoice', doc }),
+    renderStatement: (doc) => render({ renders: 'statement', doc }),
+    close,
   };
 }

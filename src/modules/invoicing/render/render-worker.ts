@@ -1,18 +1,19 @@
 import { parentPort } from 'node:worker_threads';
-import type { InvoiceDocument } from '../document.ts';
-import { renderInvoiceDocuments, warmUpRenderers } from './index.ts';
+import { loadRenderers, type RenderRequest, renderRequested } from './renderers.ts';
 
-// A render thread of render-pool.ts: renders documents it is sent and posts the bytes back.
-export type RenderRequest = { id: number; doc: InvoiceDocument };
+// A render thread of render-pool.ts: renders the documents it is sent (invoices and
+// statements, renderers.ts) and posts the bytes back.
+export type ThreadRequest = RenderRequest & { id: number };
 /** A failure carries the error's message, class name and stack (the class itself does not cross threads). */
 export type RenderReply = { id: number; pdf?: Uint8Array; xml?: Uint8Array | null; error?: string; errorClass?: string; stack?: string };
 
 const port = parentPort;
 if (!port) throw new Error('render-worker.ts runs only as a worker thread');
-await warmUpRenderers();
-port.on('message', async ({ id, doc }: RenderRequest) => {
+// The fonts and the e-invoice library are shared by both renderers: warm them once.
+await (await loadRenderers()).warmUpRenderers();
+port.on('message', async ({ id, ...request }: ThreadRequest) => {
   try {
-    const { pdf, xml } = await renderInvoiceDocuments(doc);
+    const { pdf, xml } = await renderRequested(request);
     const reply: RenderReply = { id, pdf, xml };
     // Copied, not transferred: a small Buffer may share Node's pool with other buffers.
     port.postMessage(reply);
