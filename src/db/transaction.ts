@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { AppError, RetryTransaction } from '../shared/errors.ts';
 import type { Database } from './connection.ts';
 import { isStalePlan } from './prepared-statements.ts';
@@ -34,4 +34,19 @@ export async function inTransaction<T>(db: Database, work: (trx: Trx) => Promise
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }
   }
+}
+
+/**
+ * Lets PostgreSQL reuse its plans for the rest of the transaction (`plan_cache_mode = auto`,
+ * PostgreSQL's default, as SET LOCAL). Sessions run with `force_custom_plan` (connection.ts),
+ * so that the app's prepared statements are planned with their values; but that also holds
+ * for the statements PostgreSQL prepares itself, above all the check of each foreign key
+ * for each inserted row, which is then planned anew every time. For a transaction that
+ * inserts many rows with foreign keys (a batch of revenue events: ~9 checks per event) that
+ * planning was most of PostgreSQL's time per row. The app's own statements of the
+ * transaction may then get generic plans after five runs, where PostgreSQL finds them as
+ * cheap: use it for transactions whose statements are index look-ups by key and inserts.
+ */
+export async function useCachedPlans(trx: Trx): Promise<void> {
+  await sql`select set_config('plan_cache_mode', 'auto', true)`.execute(trx);
 }

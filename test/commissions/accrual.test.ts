@@ -9,6 +9,7 @@ import {
   paidShare,
   tierPercent,
 } from '../../src/modules/commissions/ledger/accrual.ts';
+import { D } from '../../src/shared/decimal.ts';
 import { mulberry32 } from '../helpers/random.ts';
 
 // The ledger's arithmetic (design §6), without a database.
@@ -38,6 +39,22 @@ describe('ledger arithmetic', () => {
     assert.equal(divideHalfUp(5n, 2n), 3n);
     assert.equal(divideHalfUp(-5n, 2n), -3n);
     assert.equal(divideHalfUp(7n, 3n), 2n);
+  });
+
+  test('amounts in integer arithmetic equal the exact decimal computation for any basis and percent (property)', () => {
+    const random = mulberry32(26);
+    const exact = (basis: bigint, percent: string) =>
+      BigInt(new D(basis.toString()).times(percent).dividedBy(100).toDecimalPlaces(0, D.ROUND_HALF_UP).toFixed(0));
+    const percents = ['100', '0.0001', '2.5', '10', '12.5', '33.3333', '7.05', '99.9999', '0.5', '1.0', '050'];
+    for (let i = 0; i < 20_000; i++) {
+      const percent =
+        i < percents.length * 10
+          ? (percents[i % percents.length] as string)
+          : `${Math.floor(random() * 100)}.${String(Math.floor(random() * 10_000)).padStart(4, '0')}`;
+      const magnitude = 10 ** Math.floor(random() * 12);
+      const basis = BigInt(Math.round((random() - 0.5) * 2 * magnitude));
+      assert.equal(commissionAmount(basis, percent), exact(basis, percent), `${basis} × ${percent} %`);
+    }
   });
 
   test('contract months count calendar months from the anchor month (month 1)', () => {

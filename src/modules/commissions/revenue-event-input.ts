@@ -1,4 +1,4 @@
-import { D, DECIMAL_PATTERN } from '../../shared/decimal.ts';
+import { DECIMAL_PATTERN } from '../../shared/decimal.ts';
 import { AppError, type ValidationIssue, validationFailed } from '../../shared/errors.ts';
 import { MAX_AMOUNT_CENTS } from '../../shared/money.ts';
 
@@ -37,7 +37,10 @@ function cents(text: string, loc: (string | number)[], issues: ValidationIssue[]
     issues.push({ loc, type: 'decimal', msg: 'Input should be an amount in EUR with at most two decimal places (whole cents), without exponent' });
     return 0n;
   }
-  const value = BigInt(new D(text).times(100).toFixed(0));
+  // The pattern holds: digits, an optional minus and at most two decimals, so the cents are
+  // the digits with the decimals padded to two (exact, without decimal arithmetic).
+  const [whole, fraction = ''] = text.split('.') as [string, string?];
+  const value = BigInt(`${whole}${fraction.padEnd(2, '0')}`);
   if (value > MAX_AMOUNT_CENTS) issues.push({ loc, type: 'greater_than_maximum', msg: 'Amounts are at most 999999999.99' });
   if (value < -MAX_AMOUNT_CENTS) issues.push({ loc, type: 'less_than_minimum', msg: 'Amounts are at least -999999999.99' });
   return value;

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/connection.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, useCachedPlans } from '../../db/transaction.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { PreparedEvent } from './revenue-event-input.ts';
 import type { RevenueEventView } from './revenue-event-view.ts';
@@ -87,14 +87,17 @@ export class RevenueEventWriter {
 
   private async write(companyId: string, batch: Pending[], queue: CompanyQueue): Promise<void> {
     try {
-      const outcomes = await inTransaction(this.db, (trx) =>
-        writeRevenueEvents(
+      const outcomes = await inTransaction(this.db, async (trx) => {
+        // ~9 foreign-key checks per event: with the session's force_custom_plan each was
+        // planned anew, most of PostgreSQL's time per event (issue 26).
+        await useCachedPlans(trx);
+        return writeRevenueEvents(
           trx,
           companyId,
           batch.map((p) => p.event),
           this.clock.now(),
-        ),
-      );
+        );
+      });
       const deferred: Pending[] = [];
       const unknownSale: Pending[] = [];
       outcomes.forEach((outcome, i) => {

@@ -51,9 +51,22 @@ export function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
   return negative ? -q : q;
 }
 
+/** A percent as an integer over a power of ten ('12.5' → 125 / 1000 of the basis), cached: agreements have few. */
+const percentFractions = new Map<string, { numerator: bigint; denominator: bigint }>();
+const PLAIN_PERCENT = /^(\d+)(?:\.(\d+))?$/;
+
 /** amount_cents = round half up(basis × percent / 100) (design §6). */
 export function commissionAmount(basisCents: bigint, percent: string): bigint {
-  return BigInt(new D(basisCents.toString()).times(percent).dividedBy(100).toDecimalPlaces(0, D.ROUND_HALF_UP).toFixed(0));
+  let fraction = percentFractions.get(percent);
+  if (!fraction) {
+    const match = PLAIN_PERCENT.exec(percent);
+    // Stored percents are plain decimals (at most 4 decimals); anything else the exact way.
+    if (!match) return BigInt(new D(basisCents.toString()).times(percent).dividedBy(100).toDecimalPlaces(0, D.ROUND_HALF_UP).toFixed(0));
+    const decimals = match[2] ?? '';
+    fraction = { numerator: BigInt(`${match[1]}${decimals}`), denominator: 100n * 10n ** BigInt(decimals.length) };
+    if (percentFractions.size < 1000) percentFractions.set(percent, fraction);
+  }
+  return divideHalfUp(basisCents * fraction.numerator, fraction.denominator);
 }
 
 /** Month 1 is the anchor's month; a day in the following calendar month is month 2, and so on. */
