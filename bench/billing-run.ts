@@ -28,7 +28,7 @@ import { createMailer } from '../src/modules/mail/index.ts';
 import { fixedClock } from '../src/shared/clock.ts';
 import { createSealer } from '../src/shared/secrets.ts';
 import { COMPANY_FILE } from '../test/helpers/company.ts';
-import { cpuMeter } from './cpu.ts';
+import { cpuMeter, threadMeter } from './cpu.ts';
 import { onEachTarget, onlyFlag, type Target } from './targets.ts';
 
 const RUN_DATE = '2026-12-01';
@@ -118,6 +118,8 @@ type Figures = {
   processCpuShare: number;
   /** CPU µs per invoice: this process (Kontor: main thread and render threads; on PGlite also the database) and the PostgreSQL backends. */
   cpuUsPerInvoice: { kontor: number; database?: number };
+  /** The Kontor part per thread kind: main thread, render threads, V8's garbage collection and compiler threads, the rest. */
+  kontorThreadsUsPerInvoice: { main: number; render: number; v8: number; other: number };
   peakRssMiB: number;
   jobsFailed: number;
   rerunSeconds: number;
@@ -167,10 +169,13 @@ async function measure(target: Target, work: string): Promise<Figures> {
     const clock = fixedClock(`${RUN_DATE}T12:00:00Z`);
     const database = target.kind === 'postgres' ? new URL(target.url).pathname.slice(1) : undefined;
     const meter = cpuMeter(database ? { database } : {});
+    const threads = threadMeter();
     const t1 = performance.now();
     const summary = await runDueWork({ db: handle.db, clock, mailer, services: { invoicing } }, { asOf: RUN_DATE, concurrency: CONCURRENCY });
     const runSeconds = seconds(t1);
     const perInvoice = meter(CONTRACTS);
+    const byThread = threads();
+    const us = (secondsUsed: number) => Math.round((secondsUsed * 1e6) / CONTRACTS);
     const cpu = process.cpuUsage(cpuBefore);
     const processCpuShare = Math.round(((cpu.user + cpu.system) / 1e6 / runSeconds) * 100) / 100;
     const count = async (table: 'invoices' | 'invoice_files') =>
@@ -200,6 +205,7 @@ async function measure(target: Target, work: string): Promise<Figures> {
       renderBusyShare: Math.round((renderMs / 1000 / (runSeconds * RENDER_THREADS)) * 100) / 100,
       renderMsPerInvoice: Math.round((renderMs / Math.max(1, renders)) * 10) / 10,
       processCpuShare,
+      kontorThreadsUsPerInvoice: { main: us(byThread.main), render: us(byThread.workers), v8: us(byThread.v8), other: us(byThread.other) },
       cpuUsPerInvoice: { kontor: Math.round(perInvoice.client), ...(perInvoice.database !== undefined ? { database: Math.round(perInvoice.database) } : {}) },
       peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
       jobsFailed: summary.jobs.failed,
@@ -223,7 +229,7 @@ for (const r of results) {
     r.runSeconds < limit && r.invoices === r.contracts && r.files === 2 * r.contracts && r.peakRssMiB < 1024 && r.rerunSeconds < 2 && r.rerunInvoices === 0;
   console.log(
     `${r.database.padEnd(8)} billing run of ${r.contracts} contracts: ${r.runSeconds} s, ${r.invoices} invoices (${r.invoicesPerSecond}/s), ${r.files} files, ` +
-      `render threads busy ${Math.round(r.renderBusyShare * 100)} % of the run (${RENDER_THREADS} threads, ${r.renderMsPerInvoice} ms per invoice), this process ${r.processCpuShare} cores, CPU per invoice ${r.cpuUsPerInvoice.kontor} µs Kontor${r.cpuUsPerInvoice.database !== undefined ? ` + ${r.cpuUsPerInvoice.database} µs PostgreSQL` : ' (database included)'}, peak RSS ${r.peakRssMiB} MiB, ` +
+      `render threads busy ${Math.round(r.renderBusyShare * 100)} % of the run (${RENDER_THREADS} threads, ${r.renderMsPerInvoice} ms per invoice), this process ${r.processCpuShare} cores, CPU per invoice ${r.cpuUsPerInvoice.kontor} µs Kontor (main ${r.kontorThreadsUsPerInvoice.main}, render threads ${r.kontorThreadsUsPerInvoice.render}, V8 GC/compiler ${r.kontorThreadsUsPerInvoice.v8}, other ${r.kontorThreadsUsPerInvoice.other})${r.cpuUsPerInvoice.database !== undefined ? ` + ${r.cpuUsPerInvoice.database} µs PostgreSQL` : ' (database included)'}, peak RSS ${r.peakRssMiB} MiB, ` +
       `${r.jobsFailed} jobs failed; same day again ${r.rerunSeconds} s, ${r.rerunInvoices} invoices — target ${Math.round(limit)} s / 1 GiB / 2 s: ${met ? 'met' : 'MISSED'}`,
   );
 }

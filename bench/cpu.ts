@@ -53,3 +53,40 @@ export function cpuMeter(watch: CpuWatch): (operations: number) => CpuPerOp {
     return result;
   };
 }
+
+/** CPU seconds of this process's threads by kind, from /proc/self/task (Linux): Node names its threads. */
+export type ThreadCpu = { main: number; workers: number; v8: number; other: number };
+
+function threadSeconds(): Map<string, { name: string; seconds: number }> {
+  const found = new Map<string, { name: string; seconds: number }>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+    } catch {}
+  }
+  return found;
+}
+
+/**
+ * Starts counting per thread; the returned function gives the CPU seconds since then of the
+ * main thread, the worker threads (render threads), V8's platform threads (garbage
+ * collection and compilation for all of them) and the rest (libuv's pool, PGlite's none).
+ * Call it while the worker threads still run: a thread that has ended is no longer listed.
+ */
+export function threadMeter(): () => ThreadCpu {
+  const before = threadSeconds();
+  return () => {
+    const result: ThreadCpu = { main: 0, workers: 0, v8: 0, other: 0 };
+    for (const [tid, { name, seconds }] of threadSeconds()) {
+      const used = seconds - (before.get(tid)?.seconds ?? 0);
+      if (name === 'MainThread') result.main += used;
+      else if (name === 'WorkerThread') result.workers += used;
+      else if (name === 'V8Worker') result.v8 += used;
+      else result.other += used;
+    }
+    return result;
+  };
+}

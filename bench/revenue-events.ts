@@ -1,6 +1,6 @@
 // Revenue events through the API (issue 14 figure): POST /v1/revenue-events on a real
 // `kontor serve`, many requests in flight, each event earning under three agreements for
-// all customers. Target on PostgreSQL: ≥ 3,500 events/s (15,000 entries/s). PGlite is
+// all customers. Target on PostgreSQL: ≥ 3,500 events/s (10,500 entries/s; issue 14 had 5,000). PGlite is
 // measured too, for information.
 //
 //   node bench/revenue-events.ts [--only pglite|postgres] [--duration 10] [--warmup 2]
@@ -296,7 +296,7 @@ const results = await onEachTarget('revenue-events', onlyFlag(values.only), meas
 console.log('');
 for (const r of results) {
   const m = r.measured;
-  const verdict = r.database === 'postgres' ? ` — target 3,500 events/s: ${m.eventsPerS >= 5000 ? 'met' : 'MISSED'}` : ' (for information)';
+  const verdict = r.database === 'postgres' ? ` — target 3,500 events/s: ${m.eventsPerS >= 3500 ? 'met' : 'MISSED'}` : ' (for information)';
   console.log(
     `${r.database.padEnd(8)} createRevenueEvent, ${r.connections} in flight, ${r.agreements} agreements for all customers: ${m.eventsPerS} events/s = ${m.entriesPerS} entries/s, ` +
       `p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms; CPU µs/event: client ${m.cpu.client.toFixed(0)}, server ${m.cpu.server?.toFixed(0) ?? '?'}` +

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { CycleStatus } from '../../db/schema-contracts.ts';
-import { inTransaction, type Trx } from '../../db/transaction.ts';
+import { inTransaction, type Trx, useCachedPlans } from '../../db/transaction.ts';
 import { enqueueJob } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
@@ -44,7 +44,11 @@ const BILLABLE = ['active', 'paused', 'cancelled'] as const;
 export async function billContract(deps: BillingDeps, companyId: string, contractId: string, asOf: string): Promise<BillingOutcome[]> {
   const outcomes: BillingOutcome[] = [];
   for (;;) {
-    const outcome = await inTransaction(deps.db, (trx) => billNextDate(trx, deps, companyId, contractId, asOf));
+    const outcome = await inTransaction(deps.db, async (trx) => {
+      // Key look-ups and inserts with ~10 foreign-key checks each: PostgreSQL may reuse its plans (issue 26).
+      await useCachedPlans(trx);
+      return billNextDate(trx, deps, companyId, contractId, asOf);
+    });
     if (!outcome) return outcomes;
     outcomes.push(outcome);
     await pauseAt('contract-billing.after-commit');
