@@ -10,14 +10,19 @@ export type CpuWatch = { serverPid?: number; database?: string };
 /** Microseconds of CPU per operation. */
 export type CpuPerOp = { client: number; server?: number; database?: number };
 
-function processSeconds(pid: number): number | undefined {
+/** Name and CPU seconds (user + system) of a /proc …/stat file: a process's or a thread's; undefined once it has ended. */
+function readStat(file: string): { name: string; seconds: number } | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
   } catch {
     return undefined;
   }
+}
+
+function processSeconds(pid: number): number | undefined {
+  return readStat(`/proc/${pid}/stat`)?.seconds;
 }
 
 /** PostgreSQL backends connected to `database` (title "postgres: 15/main: user database host(port) state"). */
@@ -60,12 +65,8 @@ export type ThreadCpu = { main: number; workers: number; v8: number; other: numb
 function threadSeconds(): Map<string, { name: string; seconds: number }> {
   const found = new Map<string, { name: string; seconds: number }>();
   for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      found.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
-    } catch {}
+    const stat = readStat(`/proc/self/task/${tid}/stat`);
+    if (stat) found.set(tid, stat);
   }
   return found;
 }

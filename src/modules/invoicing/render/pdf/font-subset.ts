@@ -140,9 +140,3 @@ export function useDirectSubsetWriter(subset: unknown): void {
   const originalEncode = subset.encode;
   subset.encode = () => encodeSubset(subset, constantTables(subset, originalEncode));
 }
-
-/** fontkit's own encoding of a subset (for the tests that compare both). */
-export function encodeWithFontkit(subset: unknown): Uint8Array {
-  const s = subset as TtfSubset;
-  return Object.getPrototypeOf(s).encode.call(s) as Uint8Array;
-}
