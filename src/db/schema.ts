@@ -168,6 +168,8 @@ export interface JobsTable {
   locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The liveness token (db/liveness.ts) of the process that claimed the running job (migration 0039). */
   locked_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Due jobs are claimed highest priority first, then by run_at and id (migration 0043). */
+  priority: ColumnType<number, number | undefined, number>;
   last_error: string | null;
   created_at: Timestamp;
   finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

@@ -27,6 +27,12 @@ export type ClaimOptions = {
   companyId?: string;
   /** The claiming process's liveness token (db/liveness.ts); without one a claim is released only when its lease runs out. */
   owner?: string;
+  /**
+   * Release expired leases first (default true). A worker that claims often passes false
+   * between its paced look-ups (worker.ts): a lease lasts minutes, and the look-up was a
+   * statement per claimed job.
+   */
+  releaseExpired?: boolean;
 };
 
 /** Real-time interval arithmetic on the server: `clock_timestamp() + ms`. */
@@ -102,13 +108,14 @@ export async function releaseJobsOfEndedProcesses(db: Database, liveness: Livene
 }
 
 /**
- * Claims up to `limit` due jobs, oldest run_at first: they become `running`, locked by
- * `workerId` until the lease ends, with one more attempt counted. Expired leases are
- * released first, so a crashed worker's jobs are claimed again here.
+ * Claims up to `limit` due jobs, highest priority first, then oldest run_at (migration
+ * 0043): they become `running`, locked by `workerId` until the lease ends, with one more
+ * attempt counted. Expired leases are released first (unless `releaseExpired: false`), so a
+ * crashed worker's jobs are claimed again here.
  */
 export async function claimJobs(db: Database, options: ClaimOptions): Promise<JobRow[]> {
   if (options.limit <= 0) return [];
-  await releaseExpiredLeases(db, options.now);
+  if (options.releaseExpired !== false) await releaseExpiredLeases(db, options.now);
   const rows = await db
     .updateTable('jobs')
     .set((eb) => ({
@@ -125,6 +132,7 @@ export async function claimJobs(db: Database, options: ClaimOptions): Promise<Jo
         .where('status', '=', 'pending')
         .where('run_at', '<=', options.now)
         .$if(options.companyId !== undefined, (qb) => qb.where('company_id', '=', options.companyId!))
+        .orderBy('priority', 'desc')
         .orderBy('run_at')
         .orderBy('id')
         .limit(options.limit)
@@ -133,5 +141,25 @@ export async function claimJobs(db: Database, options: ClaimOptions): Promise<Jo
     )
     .returningAll()
     .execute();
-  return rows.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id - b.id);
+  return rows.sort(inClaimOrder);
+}
+
+/** The order jobs are claimed and started in: priority (highest first), run_at, id. */
+export function inClaimOrder(a: JobRow, b: JobRow): number {
+  return b.priority - a.priority || a.run_at.getTime() - b.run_at.getTime() || a.id - b.id;
+}
+
+/**
+ * Hands jobs this worker claimed but never started back to the queue, their attempt not
+ * counted (a drain that stops early, worker.ts). Only jobs still `running` under `workerId`.
+ */
+export async function handBackUnstarted(db: Database, workerId: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({ status: 'pending', locked_by: null, locked_until: null, locked_owner: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', 'in', ids)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', workerId)
+    .execute();
 }

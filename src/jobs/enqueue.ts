@@ -21,6 +21,12 @@ export type EnqueueJobInput = {
   dedupeKey?: string;
   /** Overrides the kind's maxAttempts for this job. */
   maxAttempts?: number;
+  /**
+   * Among due jobs, a higher priority is claimed first (default 0). For follow-up work that
+   * should not wait behind a long queue of jobs like the one that caused it: the documents
+   * of an invoice a bill job issued (priority 1) come before the next bill job.
+   */
+  priority?: number;
 };
 
 /**
@@ -45,6 +51,7 @@ export async function enqueueJob(trx: Trx, input: EnqueueJobInput, registry: Job
       dedupe_key: input.dedupeKey ?? null,
       run_at: input.runAt,
       ...(maxAttempts !== undefined ? { max_attempts: maxAttempts } : {}),
+      ...(input.priority ? { priority: input.priority } : {}),
     })
     .returning('id');
   const row = await (input.dedupeKey === undefined ? insert : insert.onConflict((oc) => oc.column('dedupe_key').doNothing())).executeTakeFirst();

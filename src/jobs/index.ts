@@ -2,7 +2,7 @@
 // daily tasks per company. See README.md for the rules a job or task must follow.
 
 export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
-export { type ClaimOptions, claimJobs, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
+export { type ClaimOptions, claimJobs, handBackUnstarted, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
 export { type EnqueueJobInput, enqueueJob, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
 export {
   createJobRegistry,

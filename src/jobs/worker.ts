@@ -6,8 +6,8 @@ import type { Mailer } from '../modules/mail/index.ts';
 import type { WebhookDelivery } from '../modules/webhooks/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
-import { claimJobs, releaseJobsOfEndedProcesses } from './claim.ts';
-import type { JobLog, JobRegistry, JobServices } from './registry.ts';
+import { claimJobs, handBackUnstarted, releaseJobsOfEndedProcesses } from './claim.ts';
+import type { JobLog, JobRegistry, JobRow, JobServices } from './registry.ts';
 import { type JobOutcome, type RunJobDeps, runJob } from './run-job.ts';
 import { type DailyTaskRegistry, runDailyTasks } from './scheduler.ts';
 
@@ -36,6 +36,22 @@ export type JobTally = { done: number; failed: number; retried: number; lost: nu
 export const DEFAULT_LEASE_MS = 5 * 60 * 1000;
 /** How often a running worker looks for jobs of processes that have ended (real time). */
 export const DEFAULT_OWNER_CHECK_MS = 5_000;
+/**
+ * How often a claiming worker first hands back jobs whose lease has expired (real time).
+ * A lease lasts minutes; looking before every claim was one more statement per job (issue 26).
+ */
+export const LEASE_CHECK_MS = 1_000;
+
+/** Whether the claim about to be made should first release expired leases: the first, then one per LEASE_CHECK_MS. */
+function leaseCheckPacer(): () => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = performance.now();
+    if (now - last < LEASE_CHECK_MS) return false;
+    last = now;
+    return true;
+  };
+}
 
 export function newWorkerId(role = 'worker'): string {
   return `${role}:${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -93,51 +109,68 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
   const log = options.log ?? (() => {});
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
   const runDeps = runJobDeps(deps, log, leaseMs);
+  const releaseExpired = leaseCheckPacer();
   // A process that died with jobs claimed (kill -9 of an earlier run) left them running:
   // they are due again now, not after their leases.
   await takeBackJobsOfEndedProcesses(deps, log);
-  // A pool of `concurrency` slots: a slot that frees claims the next due job at once (jobs
-  // the running ones enqueue included), so one slow job does not hold up the others.
+  // A pool of `concurrency` slots: a slot that frees starts the next claimed job at once.
+  // Claims are made for a whole pool's worth (`concurrency` jobs) when none is left
+  // claimed, not one per freed slot: a claim is a statement, and most jobs of a billing run
+  // are short (issue 26). Claimed jobs wait here at most until `concurrency` others ended.
   const running = new Set<Promise<void>>();
+  const claimedWaiting: JobRow[] = [];
   let claimed = 0;
   let exhausted = false;
   let failure: unknown;
+  const start = (job: JobRow) => {
+    const run: Promise<void> = runJob(runDeps, job)
+      .then(
+        (outcome) => count(tally, outcome),
+        (error: unknown) => {
+          failure ??= error;
+        },
+      )
+      .finally(() => running.delete(run));
+    running.add(run);
+  };
   while (!failure) {
-    const free = Math.min(concurrency - running.size, maxJobs - claimed);
-    if (free > 0 && !exhausted) {
+    while (claimedWaiting.length > 0 && running.size < concurrency) start(claimedWaiting.shift()!);
+    const limit = Math.min(concurrency, maxJobs - claimed);
+    if (running.size < concurrency && claimedWaiting.length === 0 && limit > 0 && !exhausted) {
       const owner = await ownerToken(deps);
       const batch = await claimJobs(deps.db, {
         workerId,
         now: deps.clock.now(),
-        limit: free,
+        limit,
         leaseMs,
+        releaseExpired: releaseExpired(),
         ...(options.companyId !== undefined ? { companyId: options.companyId } : {}),
         ...(owner !== undefined ? { owner } : {}),
       });
       claimed += batch.length;
-      for (const job of batch) {
-        const run: Promise<void> = runJob(runDeps, job)
-          .then(
-            (outcome) => count(tally, outcome),
-            (error: unknown) => {
-              failure ??= error;
-            },
-          )
-          .finally(() => running.delete(run));
-        running.add(run);
-      }
+      claimedWaiting.push(...batch);
       // Nothing due while others run: they may enqueue more; look again when one ends.
       if (batch.length === 0 && running.size === 0) break;
       exhausted = batch.length === 0;
+      continue;
     }
     if (running.size === 0) {
+      if (claimedWaiting.length > 0) continue;
       if (claimed >= maxJobs) break;
       continue;
     }
     await Promise.race(running);
     exhausted = false;
   }
+  // A failure to record an outcome stops the drain: the jobs claimed and not started go
+  // back to the queue (their attempt not spent), the running ones end first.
   await Promise.allSettled([...running]);
+  if (claimedWaiting.length > 0)
+    await handBackUnstarted(
+      deps.db,
+      workerId,
+      claimedWaiting.map((job) => job.id),
+    ).catch(() => {}); // the database may be what failed: then their leases or the liveness check hand them back
   if (failure) throw failure;
   return tally;
 }
@@ -178,6 +211,7 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
   const schedulerIntervalMs = options.schedulerIntervalMs ?? 60_000;
   const ownerCheckMs = options.ownerCheckMs ?? DEFAULT_OWNER_CHECK_MS;
   const tally: JobTally = { done: 0, failed: 0, retried: 0, lost: 0 };
+  const releaseExpired = leaseCheckPacer();
   const running = new Set<Promise<void>>();
   let stopping = false;
   let wake: (() => void) | undefined;
@@ -240,7 +274,14 @@ export function startWorker(deps: JobDeps, options: WorkerOptions = {}): Worker 
       let claimed: Awaited<ReturnType<typeof claimJobs>>;
       try {
         const owner = await ownerToken(deps);
-        claimed = await claimJobs(deps.db, { workerId, now: deps.clock.now(), limit: free, leaseMs, ...(owner !== undefined ? { owner } : {}) });
+        claimed = await claimJobs(deps.db, {
+          workerId,
+          now: deps.clock.now(),
+          limit: free,
+          leaseMs,
+          releaseExpired: releaseExpired(),
+          ...(owner !== undefined ? { owner } : {}),
+        });
       } catch (error) {
         log(`claiming jobs failed: ${messageForLog(error)}`);
         await pause(pollMs * 4);

@@ -1,6 +1,7 @@
 // Claiming from a large backlog reads the first due jobs in claim order and stops
-// (migration 0042, issue 26): the plan of claimJobs' selection walks the partial index in
-// (run_at, id) order — no sort over every due job — and the claims come out in that order.
+// (migrations 0042 and 0043, issue 26): the plan of claimJobs' selection walks the partial
+// index in (priority desc, run_at, id) order — no sort over every due job — and the claims
+// come out in that order.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -25,12 +26,12 @@ describe('claiming from a backlog of due jobs', () => {
   });
   after(() => handle.close());
 
-  test('the selection reads the due index in (run_at, id) order, with no sort', async () => {
+  test('the selection reads the due index in (priority desc, run_at, id) order, with no sort', async () => {
     const plan = await sql<{ 'QUERY PLAN': string }>`explain
       select id from jobs where status = 'pending' and run_at <= ${due}::timestamptz
-      order by run_at, id limit 4 for update skip locked`.execute(handle.db);
+      order by priority desc, run_at, id limit 4 for update skip locked`.execute(handle.db);
     const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-    assert.match(text, /jobs_due_in_order/, text);
+    assert.match(text, /jobs_due_by_priority/, text);
     assert.doesNotMatch(text, /Sort/, text);
   });
 

@@ -121,6 +121,22 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
     start: lines.reduce((min, line) => (line.servicePeriod!.start < min ? line.servicePeriod!.start : min), lines[0]!.servicePeriod!.start),
     end: lines.reduce((max, line) => (line.servicePeriod!.end > max ? line.servicePeriod!.end : max), lines[0]!.servicePeriod!.end),
   };
+  // What needs no invoice row goes first: from the invoice number's draw in writeInvoice to
+  // the commit, every other billing transaction of the company waits on the number's row
+  // lock (and the change feed's), so the fewer statements after the draw, the more
+  // contracts a run bills per second (issue 26). The cycle and the credits used refer to
+  // the invoice row and follow it.
+  await moveOn(trx, companyId, contractId, plan, now);
+  if (issue)
+    await enqueueJob(trx, {
+      name: RENDER_INVOICE_JOB,
+      companyId,
+      payload: { invoice_id: invoiceId, send: contract.invoice_mode === 'issue_send' },
+      runAt: now,
+      dedupeKey: `${RENDER_INVOICE_JOB}:${invoiceId}`,
+      // Before the next bill jobs: the render threads work while the run goes on billing.
+      priority: 1,
+    });
   await writeInvoice(trx, deps, {
     company,
     customer,
@@ -139,15 +155,6 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   const totalNet = centsToDecimal(totalCents);
   await recordCycle(trx, companyId, contractId, plan, { status: 'billed', invoiceId, totalNet, reason: null }, now);
   await recordCredits(trx, companyId, contractId, billingDate, settled, invoiceId, now);
-  await moveOn(trx, companyId, contractId, plan, now);
-  if (issue)
-    await enqueueJob(trx, {
-      name: RENDER_INVOICE_JOB,
-      companyId,
-      payload: { invoice_id: invoiceId, send: contract.invoice_mode === 'issue_send' },
-      runAt: now,
-      dedupeKey: `${RENDER_INVOICE_JOB}:${invoiceId}`,
-    });
   return { billingDate, status: 'billed', invoiceId, ...left };
 }
 
