@@ -126,6 +126,16 @@ describe('bookInvoice', () => {
     assert.deepEqual(results.map((r) => r.status).sort(), ['already_booked', 'booked']);
     const entries = await handle.db.selectFrom('journal_entries').select('id').where('document_id', '=', 'inv_race').execute();
     assert.equal(entries.length, 1);
+    // The loser's entry and lines are one statement: it wrote no line either.
+    const booked = results.find((r) => r.status === 'booked')!;
+    const lines = await handle.db
+      .selectFrom('journal_lines')
+      .select('position')
+      .where('company_id', '=', companies.SKR03)
+      .where('entry_id', '=', entries[0]!.id)
+      .execute();
+    assert.equal(lines.length, booked.lines.length);
+    assert.ok(lines.length >= 2);
   });
 
   test('refuses to book a document id again under another number', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { JournalDocumentType, JournalEntriesTable } from '../../db/schema-bookkeeping.ts';
 import type { Trx } from '../../db/transaction.ts';
@@ -41,30 +42,31 @@ export async function findEntryByDocument(
  * Inserts the entry and its lines. Returns false (and writes nothing) when the document is
  * booked already — also when a concurrent transaction booked it first: ON CONFLICT waits for
  * that transaction and then does nothing.
+ *
+ * One statement (a data-modifying WITH): the lines are selected from the entry the insert
+ * returned, so none is written when it returned none. An issuing transaction books under its
+ * number's row lock, so one round trip less there is more documents per second (issue 26).
  */
 export async function insertJournalEntry(trx: Trx, entry: NewJournalEntry, lines: readonly JournalLine[]): Promise<boolean> {
+  if (lines.length === 0) throw new Error('a journal entry has lines');
+  const values = lines.map((line, i) => sql`(${i + 1}::integer, ${line.account}::text, ${line.side}::text, ${line.amountCents}::bigint, ${line.taxKey}::text)`);
   const inserted = await trx
-    .insertInto('journal_entries')
-    .values(entry)
-    .onConflict((oc) => oc.columns(['company_id', 'document_type', 'document_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!inserted) return false;
-  await trx
-    .insertInto('journal_lines')
-    .values(
-      lines.map((line, i) => ({
-        company_id: entry.company_id,
-        entry_id: entry.id,
-        position: i + 1,
-        account: line.account,
-        side: line.side,
-        amount_cents: line.amountCents,
-        tax_key: line.taxKey,
-      })),
+    .with('entry', (db) =>
+      db
+        .insertInto('journal_entries')
+        .values(entry)
+        .onConflict((oc) => oc.columns(['company_id', 'document_type', 'document_id']).doNothing())
+        .returning(['company_id', 'id']),
     )
+    .insertInto('journal_lines')
+    .columns(['company_id', 'entry_id', 'position', 'account', 'side', 'amount_cents', 'tax_key'])
+    .expression(
+      sql`select entry.company_id, entry.id, v.position, v.account, v.side, v.amount_cents, v.tax_key
+          from entry cross join (values ${sql.join(values)}) as v(position, account, side, amount_cents, tax_key)`,
+    )
+    .returning('position')
     .execute();
-  return true;
+  return inserted.length > 0;
 }
 
 /** The last locked day of the company's accounting period, or null. */

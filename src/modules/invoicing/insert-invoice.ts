@@ -30,7 +30,26 @@ export async function insertInvoice(
   const { companyId, invoiceId, doc, lines } = input;
   // A draft's totals use the rates sent; at issue the verdict has confirmed them.
   const totals = invoiceTotals(lines);
-  const invoice = await trx
+  // The invoice and its lines in one statement (a data-modifying WITH): at issue this runs
+  // under the number's row lock, which every other issuing transaction of the company waits
+  // for, so one round trip less there is more invoices per second (issue 26). The lines'
+  // foreign key is checked at the statement's end, when the invoice row exists.
+  const lineRows = lines.map((line, i) => ({
+    company_id: companyId,
+    invoice_id: invoiceId,
+    position: i + 1,
+    description: line.description,
+    quantity: line.quantity,
+    unit: line.unit,
+    unit_price_net: line.unitPriceNet,
+    vat_rate: line.vatRate,
+    net_cents: line.netCents,
+    product_id: line.productId,
+    tax_exemption_reason: line.taxExemptionReason,
+    service_period_start: line.servicePeriod?.start ?? null,
+    service_period_end: line.servicePeriod?.end ?? null,
+  }));
+  const insertInvoiceRow = trx
     .insertInto('invoices')
     .values({
       company_id: companyId,
@@ -87,27 +106,12 @@ export async function insertInvoice(
       'overdue',
       'dunning_level',
       'change_seq',
-    ])
+    ]);
+  const invoice = await trx
+    .with('written_invoice', () => insertInvoiceRow)
+    .with('written_lines', (db) => db.insertInto('invoice_lines').values(lineRows))
+    .selectFrom('written_invoice')
+    .selectAll()
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('invoice_lines')
-    .values(
-      lines.map((line, i) => ({
-        company_id: companyId,
-        invoice_id: invoiceId,
-        position: i + 1,
-        description: line.description,
-        quantity: line.quantity,
-        unit: line.unit,
-        unit_price_net: line.unitPriceNet,
-        vat_rate: line.vatRate,
-        net_cents: line.netCents,
-        product_id: line.productId,
-        tax_exemption_reason: line.taxExemptionReason,
-        service_period_start: line.servicePeriod?.start ?? null,
-        service_period_end: line.servicePeriod?.end ?? null,
-      })),
-    )
-    .execute();
   return invoice;
 }

@@ -79,6 +79,8 @@ export async function issueStatement(
     payload: { statement_id: statement.id, send: partner.email !== null },
     runAt: now,
     dedupeKey: `${DELIVER_STATEMENT_JOB}:${company.id}:${statement.id}`,
+    // Before the statement run's next partners: rendering and mailing overlap the making (issue 26).
+    priority: 1,
   });
 
   await pauseAt('statement-issue.before-draw');
