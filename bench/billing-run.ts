@@ -10,8 +10,9 @@
 // The contracts, items and usage are inserted by SQL as they stand after November was
 // billed (creating 10,000 contracts and 500,000 usage records through the API is what
 // bench/usage-ingest.ts measures). Prints invoices/s, the share of the run's time the
-// render threads were busy, peak memory (this process: Node, the render threads and, on
-// PGlite, the database), and one final JSON line.
+// render threads were busy, the run's peak memory (this process: Node, the render threads
+// and, on PGlite, the database; the set-up's peak apart, bench/memory.ts), and one final
+// JSON line.
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
