@@ -145,7 +145,7 @@ export async function claimJobs(db: Database, options: ClaimOptions): Promise<Jo
 }
 
 /** The order jobs are claimed and started in: priority (highest first), run_at, id. */
-export function inClaimOrder(a: JobRow, b: JobRow): number {
+function inClaimOrder(a: JobRow, b: JobRow): number {
   return b.priority - a.priority || a.run_at.getTime() - b.run_at.getTime() || a.id - b.id;
 }
 

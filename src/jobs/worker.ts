@@ -154,8 +154,8 @@ export async function drainDueJobs(deps: JobDeps, options: DrainOptions = {}): P
       exhausted = batch.length === 0;
       continue;
     }
+    // (Claimed jobs never wait while a slot is free: the loop's start fills the slots first.)
     if (running.size === 0) {
-      if (claimedWaiting.length > 0) continue;
       if (claimed >= maxJobs) break;
       continue;
     }
