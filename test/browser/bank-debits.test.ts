@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 24, point 3 in Chromium: a statement with a refund and a return the import cannot
 // place; the bank page lists the return with its German reason and a field for the invoice;
@@ -67,7 +67,7 @@ describe('bank debits in Chromium', { skip: missing }, () => {
 
     await page.getByLabel(/Rechnungsnummer für die Abbuchung von 85,06\s€ an Beispiel AG/).fill(invoice.number);
     await page.getByRole('button', { name: 'Zuordnen' }).click();
-    await page.waitForURL(/reversed=/);
+    await arrivedAt(page, /reversed=/);
     assert.equal(await page.getByRole('status').textContent(), `Die Abbuchung wurde der Rechnung ${invoice.number} zugeordnet und zurückgebucht.`);
     assert.match((await page.locator('main').textContent()) ?? '', /Keine Abbuchungen zuzuordnen\./);
     await assertAccessible(page, 'bank after the assignment');
@@ -77,7 +77,7 @@ describe('bank debits in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'invoice taken back');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Stornieren' }).click();
-    await page.waitForURL(/done=cancelled/);
+    await arrivedAt(page, /done=cancelled/);
     const row2 = await t.handle.db.selectFrom('invoices').select('status').where('id', '=', invoice.id).executeTakeFirstOrThrow();
     assert.equal(row2.status, 'cancelled');
   });

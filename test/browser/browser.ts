@@ -109,6 +109,26 @@ export async function assertAccessible(page: Page, name: string): Promise<void> 
   assert.deepEqual(violations, [], `${name}:\n${describeViolations(violations)}`);
 }
 
+/**
+ * Waits for the page to arrive at `url` after a step; when it does not, the failure says
+ * where the page is and what it shows (its status or error message, or the start of main),
+ * so that a refusal on a loaded CI machine is told apart from a step that never answered.
+ */
+export async function arrivedAt(page: Page, url: RegExp, timeout = 30_000): Promise<void> {
+  try {
+    await page.waitForURL(url, { timeout });
+  } catch (error) {
+    const shown = await page
+      .locator('[role="status"], [role="alert"], .error, main')
+      .first()
+      .textContent({ timeout: 1000 })
+      .catch(() => null);
+    assert.fail(
+      `not at ${url} after ${timeout} ms, but at ${page.url()}, showing: ${(shown ?? '(nothing)').replace(/\s+/g, ' ').trim().slice(0, 400)}\n${String(error)}`,
+    );
+  }
+}
+
 export const NEW_PASSWORD = 'ein gutes neues Passwort';
 
 export type InBrowser = {

@@ -4,9 +4,19 @@
 // MD5 for the embedded XML's checksum (pdf/facturx-attachment.ts) and the once-deflated
 // PDF/A output intent (pdf/output-intent.ts), all giving the libraries' bytes; and deflate
 // level 1 for the PDF's streams (pdf/deflate.ts), giving the same objects and the same
-// inflated streams. The renderer tests switch them off to render every fixture the
+// inflated streams; and text widths measured once per process (pdf/fonts.ts), giving the
+// widths pdfkit computes; and a stream's drawing operators turned into bytes at once
+// (pdf/stream-writes.ts), giving pdfkit's bytes. The renderer tests switch them off to render every fixture the
 // libraries' way and compare; nothing else touches this.
-export const shortcuts = { ciiEngine: true, subsetWriter: true, nativeChecksum: true, outputIntent: true, pdfDeflate: true };
+export const shortcuts = {
+  ciiEngine: true,
+  subsetWriter: true,
+  nativeChecksum: true,
+  outputIntent: true,
+  pdfDeflate: true,
+  widthCache: true,
+  stringWrites: true,
+};
 
 export type Shortcuts = typeof shortcuts;
 
@@ -23,5 +33,8 @@ export async function withShortcuts<T>(settings: Partial<Shortcuts>, render: () 
 
 /** Runs `render` with every shortcut off: the libraries' own paths. */
 export function withoutShortcuts<T>(render: () => Promise<T>): Promise<T> {
-  return withShortcuts({ ciiEngine: false, subsetWriter: false, nativeChecksum: false, outputIntent: false, pdfDeflate: false }, render);
+  return withShortcuts(
+    { ciiEngine: false, subsetWriter: false, nativeChecksum: false, outputIntent: false, pdfDeflate: false, widthCache: false, stringWrites: false },
+    render,
+  );
 }

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { shortcuts } from '../shortcuts.ts';
 import { useDirectSubsetWriter } from './font-subset.ts';
+import { useStringStreamWrites } from './stream-writes.ts';
 
 export const FONT = { regular: 'DejaVuSans', bold: 'DejaVuSans-Bold' } as const;
 
@@ -111,35 +112,68 @@ export function loadFonts(): { regular: ParsedFont; bold: ParsedFont } {
  */
 const LAYOUT_CACHE_LIMIT = 2_000;
 
-type LayoutCache = { words: Record<string, unknown>; size: number };
+const layoutCaches = new Map<ParsedFont, Record<string, unknown>>();
 
-function emptyLayoutCache(): LayoutCache {
-  const cache: LayoutCache = { words: Object.create(null), size: 0 };
-  // Counts the words pdfkit adds; reads go straight to the target (no `get` trap).
-  cache.words = new Proxy(cache.words, {
-    set(target, word: string, run) {
-      if (!(word in target)) cache.size++;
-      target[word] = run;
-      return true;
-    },
-  });
+/**
+ * The cache of `font`, started afresh once it holds LAYOUT_CACHE_LIMIT words (bounds memory;
+ * a document adds at most a few hundred). A plain object, counted here when a document
+ * takes it: behind a Proxy that counted each write, every read of pdfkit's (~2,000 per
+ * invoice) took V8's slow path, ~4 % of an invoice's rendering (issue 26).
+ */
+function layoutCacheFor(font: ParsedFont): Record<string, unknown> {
+  let cache = layoutCaches.get(font);
+  if (!cache || Object.keys(cache).length >= LAYOUT_CACHE_LIMIT) {
+    cache = Object.create(null) as Record<string, unknown>;
+    layoutCaches.set(font, cache);
+  }
   return cache;
 }
 
-const layoutCaches = new Map<ParsedFont, LayoutCache>();
+/** pdfkit's EmbeddedFont: the fields this module touches (not in the typings). */
+type EmbeddedFont = {
+  font: ParsedFont;
+  layoutCache?: Record<string, unknown>;
+  subset?: unknown;
+  layout(text: string, features: unknown, onlyWidth: boolean): { advanceWidth: number };
+  widthOfString(text: string, size: number, features?: unknown): number;
+};
 
-/** The cache of `font`, started afresh once it holds LAYOUT_CACHE_LIMIT words (bounds memory). */
-function layoutCacheFor(font: ParsedFont): Record<string, unknown> {
-  let cache = layoutCaches.get(font);
-  if (!cache || cache.size >= LAYOUT_CACHE_LIMIT) {
-    cache = emptyLayoutCache();
-    layoutCaches.set(font, cache);
+/**
+ * Measured strings, shared by all documents of this process like the shaped words: a line
+ * is measured up to three times when it is drawn (our alignment, pdfkit's fragment and its
+ * cursor), and labels, amounts and dates recur from invoice to invoice. pdfkit's
+ * widthOfString is layout(text).advanceWidth × size / 1000, a sum over the text's shaped
+ * words that depends on nothing but the font and the text; the cache keeps that sum and
+ * scales it the same way, so every width is the one pdfkit computes. Started afresh at
+ * WIDTH_CACHE_LIMIT strings (a string and a number each: well under 1 MB).
+ */
+const WIDTH_CACHE_LIMIT = 10_000;
+const widthCaches = new Map<ParsedFont, Map<string, number>>();
+
+function widthCacheFor(font: ParsedFont): Map<string, number> {
+  let cache = widthCaches.get(font);
+  if (!cache) {
+    cache = new Map();
+    widthCaches.set(font, cache);
   }
-  return cache.words;
+  return cache;
 }
 
-/** pdfkit's EmbeddedFont: the fields this module touches (not in the typings). */
-type EmbeddedFont = { font: ParsedFont; layoutCache?: Record<string, unknown>; subset?: unknown };
+/** Gives the document's EmbeddedFont a widthOfString that looks the unshaped sum up first. */
+function useSharedWidths(embedded: EmbeddedFont): void {
+  const widths = widthCacheFor(embedded.font);
+  const measure = embedded.widthOfString;
+  embedded.widthOfString = function (text: string, size: number, features?: unknown): number {
+    if (features) return measure.call(this, text, size, features);
+    let width = widths.get(text);
+    if (width === undefined) {
+      width = this.layout(text, undefined, true).advanceWidth;
+      if (widths.size >= WIDTH_CACHE_LIMIT) widths.clear();
+      widths.set(text, width);
+    }
+    return width * (size / 1000);
+  };
+}
 
 /** Makes `name` the current font and gives its EmbeddedFont the process-wide layout cache. */
 function useSharedLayoutCache(pdf: PDFKit.PDFDocument, name: string): void {
@@ -148,9 +182,12 @@ function useSharedLayoutCache(pdf: PDFKit.PDFDocument, name: string): void {
   // pdfkit leaves layoutCache undefined when the document opts out (fontLayoutCache: false).
   if (embedded.layoutCache) embedded.layoutCache = layoutCacheFor(embedded.font);
   if (shortcuts.subsetWriter) useDirectSubsetWriter(embedded.subset);
+  if (shortcuts.widthCache) useSharedWidths(embedded);
 }
 
 export function registerFonts(pdf: PDFKit.PDFDocument): void {
+  // Every document of ours registers its fonts first: its streams' writes go the quick way.
+  useStringStreamWrites(pdf);
   const { regular, bold } = loadFonts();
   // The typings only list paths and buffers; pdfkit's PDFFontFactory takes parsed fonts too.
   pdf.registerFont(FONT.regular, regular as unknown as Buffer);

@@ -14,6 +14,7 @@ import { drawLinesTable } from './lines-table.ts';
 import { usePrecompressedOutputIntent } from './output-intent.ts';
 import { createFlow } from './page-flow.ts';
 import { drawBuyerAddress, drawInfoBlock } from './parties.ts';
+import { collectPdf } from './stream-writes.ts';
 import { documentTitle, drawContinuationHead, drawTitle } from './title.ts';
 import { drawTotals } from './totals.ts';
 
@@ -74,14 +75,9 @@ export function appendXmpDates(pdf: PDFKit.PDFDocument, at: Date): void {
         </rdf:Description>`);
 }
 
-/** The bytes of a pdfkit document once it ends (also used by dunning notices). */
+/** The bytes of a pdfkit document once it ends (also used by statements and dunning notices). */
 export function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
-    pdf.on('end', () => resolve(Buffer.concat(chunks)));
-    pdf.on('error', reject);
-  });
+  return collectPdf(pdf);
 }
 
 export async function renderInvoicePdf(doc: InvoiceDocument, options: RenderPdfOptions = {}): Promise<Buffer> {
