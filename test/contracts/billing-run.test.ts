@@ -116,3 +116,85 @@ describe('the billing run of a monthly contract', () => {
     assert.deepEqual(retry.json(), { recorded: 0, duplicates: 1 });
   });
 });
+
+describe('a run after billing dates were missed', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+    await putCustomer(t, 'kunde-1');
+    await putProducts(t);
+    const flat = { ...MONTHLY, items: [MONTHLY.items[1]!], start_date: '2026-09-01' };
+    await putContract(t, 'open-ended', flat, [201]);
+    await putContract(t, 'ending', { ...flat, end_date: '2026-10-31' }, [201]);
+  });
+  after(() => t.close());
+
+  test('bills every billing date due, in order, each once; a contract that ended stops at its last', async () => {
+    const { warnings } = await runBilling(t, '2026-12-01');
+    assert.deepEqual(warnings, []);
+    const open = await contractInvoices(t, 'open-ended');
+    assert.deepEqual(
+      open.map((invoice) => [invoice.issue_date, invoice.service_period.start, invoice.total_net]),
+      [
+        ['2026-12-01', '2026-09-01', '30.00'],
+        ['2026-12-01', '2026-10-01', '30.00'],
+        ['2026-12-01', '2026-11-01', '30.00'],
+        ['2026-12-01', '2026-12-01', '30.00'],
+      ],
+    );
+    assert.deepEqual(
+      open.map((invoice) => invoice.number),
+      [...open.map((invoice) => invoice.number)].sort(),
+      'numbered in the order of their billing dates',
+    );
+    assert.equal((await getContract(t, 'open-ended')).next_billing_date, '2027-01-01');
+    const ending = await contractInvoices(t, 'ending');
+    assert.deepEqual(
+      ending.map((invoice) => invoice.service_period.start),
+      ['2026-09-01', '2026-10-01'],
+    );
+    const ended = await getContract(t, 'ending');
+    assert.equal(ended.status, 'ended');
+    assert.equal(ended.next_billing_date, null);
+    // The same day again: nothing more.
+    await runBilling(t, '2026-12-01');
+    assert.equal((await contractInvoices(t, 'open-ended')).length, 4);
+    assert.equal((await contractInvoices(t, 'ending')).length, 2);
+  });
+});
+
+describe('a billing date in a locked accounting period', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+    await putCustomer(t, 'kunde-1');
+    await putProducts(t);
+    await putContract(t, 'saas-1', { ...MONTHLY, items: [MONTHLY.items[1]!] }, [201]);
+    await t.handle.db.insertInto('period_locks').values({ company_id: t.company.companyId, locked_until: '2026-12-31' }).execute();
+  });
+  after(() => t.close());
+
+  test('fails with the reason and stays due; once the lock ends before the day, the next run bills it and books it', async () => {
+    const { warnings } = await runBilling(t, '2026-12-01');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /billing date 2026-12-01 not billed, the next run tries again: Die Buchungsperiode ist bis 31\.12\.2026 gesperrt/);
+    assert.equal((await contractInvoices(t, 'saas-1')).length, 0);
+    const failed = await getContract(t, 'saas-1');
+    assert.equal(failed.next_billing_date, '2026-12-01');
+    assert.equal(failed.cycles[0]?.status, 'failed');
+
+    await t.handle.db.updateTable('period_locks').set({ locked_until: '2026-11-30' }).where('company_id', '=', t.company.companyId).execute();
+    const again = await runBilling(t, '2026-12-02');
+    assert.deepEqual(again.warnings, []);
+    const [invoice, ...more] = await contractInvoices(t, 'saas-1');
+    assert.equal(more.length, 0);
+    assert.equal(invoice!.issue_date, '2026-12-02');
+    const entries = await t.handle.db
+      .selectFrom('journal_entries')
+      .select(['entry_date', 'document_number'])
+      .where('company_id', '=', t.company.companyId)
+      .execute();
+    assert.deepEqual(entries, [{ entry_date: '2026-12-02', document_number: invoice!.number }]);
+    assert.equal((await getContract(t, 'saas-1')).next_billing_date, '2027-01-01');
+  });
+});

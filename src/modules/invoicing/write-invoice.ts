@@ -35,6 +35,11 @@ export type InvoiceToWrite = {
   contract?: { id: string; externalRef: string } | null;
   /** A draft a person writes in the app (create-app-draft.ts): invisible to the API, with its note. */
   app?: { note: string | null };
+  /**
+   * The period lock as issuingProblems read it in this transaction, which found the period
+   * open: not read again (contract billing; one round trip less per invoice, issue 26).
+   */
+  periodLock?: { lockedUntil: string | null };
 };
 
 export type WrittenInvoice = { row: InvoiceViewRow; doc: InvoiceDocument | null };
@@ -44,19 +49,24 @@ export type WrittenInvoice = { row: InvoiceViewRow; doc: InvoiceDocument | null 
  * missing issuing details, a VAT rate the verdict refuses, a locked period, an amount no
  * bank transfer can carry. Reads only; the caller may record the refusal in its transaction.
  */
-export async function issuingProblems(trx: Trx, input: Pick<InvoiceToWrite, 'company' | 'customer' | 'lines'>, issueDate: string): Promise<string[]> {
+export async function issuingProblems(
+  trx: Trx,
+  input: Pick<InvoiceToWrite, 'company' | 'customer' | 'lines'>,
+  issueDate: string,
+): Promise<{ problems: string[]; periodLock: { lockedUntil: string | null } }> {
   const { messages } = issuingVerdict(input);
   const limits = amountLimitIssues(
     input.lines.map((line) => ({ description: line.description, quantity: line.quantity, unit_price_net: line.unitPriceNet, vat_rate: line.vatRate })),
   );
   const problems = [...messages, ...limits.map((issue) => `${issue.msg}.`)];
+  let lockedUntil: string | null = null;
   try {
-    await assertPeriodOpen(trx, input.company.id, issueDate);
+    lockedUntil = await assertPeriodOpen(trx, input.company.id, issueDate);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     problems.push(error.message);
   }
-  return problems;
+  return { problems, periodLock: { lockedUntil } };
 }
 
 /**
@@ -77,7 +87,7 @@ export async function writeInvoice(
     const issueDate = deps.clock.today(company.timezone);
     const { verdict, messages } = issuingVerdict({ company, customer, lines });
     if (messages.length > 0) throw new AppError('invoice_not_issuable', { messages, message: messages.join(' ') });
-    lockedUntil = await assertPeriodOpen(trx, company.id, issueDate);
+    lockedUntil = input.periodLock ? input.periodLock.lockedUntil : await assertPeriodOpen(trx, company.id, issueDate);
     const { number, seq } = await drawInvoiceNumber(trx, company, issueDate);
     doc = issuedDocument({ company, customer, lines, body: input.body, issueDate }, verdict, number);
     onDocument?.(doc, seq);
