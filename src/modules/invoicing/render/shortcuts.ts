@@ -6,8 +6,8 @@
 // level 1 for the PDF's streams (pdf/deflate.ts), giving the same objects and the same
 // inflated streams; and text widths measured once per process (pdf/fonts.ts), giving the
 // widths pdfkit computes; and a stream's drawing operators turned into bytes at once
-// (pdf/stream-writes.ts), giving pdfkit's bytes. The renderer tests switch them off to render every fixture the
-// libraries' way and compare; nothing else touches this.
+// (pdf/stream-writes.ts), giving pdfkit's bytes. The renderer tests switch them off to
+// render every fixture the libraries' way and compare; nothing else touches this.
 export const shortcuts = {
   ciiEngine: true,
   subsetWriter: true,

@@ -22,12 +22,15 @@ type Reference = {
 
 let installed = false;
 
+/** Written strings as pdfkit's bytes: each followed by '\n', one byte per character (its low byte). */
+function linesAsBytes(lines: string[]): Buffer {
+  return Buffer.from(`${lines.join('\n')}\n`, 'latin1');
+}
+
 /** The strings written so far go into the buffer as one chunk. */
 function flush(ref: Reference): void {
-  const pending = ref.pending;
-  if (!pending || pending.length === 0) return;
-  pending.push('');
-  ref.buffer.push(Buffer.from(pending.join('\n'), 'latin1'));
+  if (!ref.pending || ref.pending.length === 0) return;
+  ref.buffer.push(linesAsBytes(ref.pending));
   ref.pending = [];
 }
 
@@ -67,23 +70,23 @@ type Document = { _write(data: string | Uint8Array): void; _offset: number };
  * The bytes of a pdfkit document once it ends. pdfkit writes its objects, each line of the
  * cross-reference table and the trailer through `_write`, which makes each string an array
  * by the same loop and pushes it through the document's Readable (~250 chunks per
- * invoice, each converted to a Buffer and emitted as 'data'). Here the document's own
- * writer keeps them (strings joined and encoded at the end, as above) and counts the same
- * offsets; the Readable only gives what was written before (the header) and says when
- * the document has ended. With the shortcut off,
- * pdfkit's chunks are collected from 'data'.
+ * invoice, each converted to a Buffer and emitted as 'data'). With the shortcut, the
+ * document's own writer keeps them (strings encoded at once, as above) and counts the same
+ * offsets; the Readable then gives only what was written before (the header, in pdfkit's
+ * constructor) and says when the document has ended. Without it, everything comes out of
+ * the Readable.
  */
 export function collectPdf(pdf: PDFKit.PDFDocument): Promise<Buffer> {
+  const head: Buffer[] = [];
   const chunks: Buffer[] = [];
+  let pending: string[] = [];
+  const flushPending = () => {
+    if (pending.length === 0) return;
+    chunks.push(linesAsBytes(pending));
+    pending = [];
+  };
   if (shortcuts.stringWrites) {
     const document = pdf as unknown as Document;
-    let pending: string[] = [];
-    const flushPending = () => {
-      if (pending.length === 0) return;
-      pending.push('');
-      chunks.push(Buffer.from(pending.join('\n'), 'latin1'));
-      pending = [];
-    };
     document._write = (data: string | Uint8Array): void => {
       if (typeof data === 'string') {
         pending.push(data);
@@ -94,20 +97,13 @@ export function collectPdf(pdf: PDFKit.PDFDocument): Promise<Buffer> {
       chunks.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
       document._offset += data.length;
     };
-    // What pdfkit wrote before this (the header, in its constructor) comes out of the Readable.
-    const head: Buffer[] = [];
-    return new Promise((resolve, reject) => {
-      pdf.on('data', (chunk: Buffer) => head.push(chunk));
-      pdf.on('end', () => {
-        flushPending();
-        resolve(Buffer.concat([...head, ...chunks]));
-      });
-      pdf.on('error', reject);
-    });
   }
   return new Promise((resolve, reject) => {
-    pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
-    pdf.on('end', () => resolve(Buffer.concat(chunks)));
+    pdf.on('data', (chunk: Buffer) => head.push(chunk));
+    pdf.on('end', () => {
+      flushPending();
+      resolve(Buffer.concat([...head, ...chunks]));
+    });
     pdf.on('error', reject);
   });
 }
