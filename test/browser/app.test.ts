@@ -8,7 +8,7 @@ import { type TestApp, testApp } from '../helpers/app.ts';
 import { AT_BUSINESS_CUSTOMER, invoiceBody, postInvoice, putCustomer } from '../invoicing/helpers.ts';
 import { camt, issueInvoice } from '../payments/helpers.ts';
 import { sepaSchemaErrors } from '../payouts/sepa-schema.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot, seriousViolations } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot, seriousViolations } from './browser.ts';
 
 // Issue 15, point 5: the app in a real browser (Debian's Chromium via playwright-core) over
 // real HTTP: sign-in with the forced password change, the dashboard, the invoice list by
@@ -74,14 +74,14 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     assert.equal(await page.getByRole('alert').textContent(), 'E-Mail-Adresse oder Passwort ist falsch.');
     await page.getByLabel('Passwort').fill(t.company.password);
     await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL(/\/app\/password$/);
+    await arrivedAt(page, /\/app\/password$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Einmal-Passwort/);
     await assertAccessible(page, 'password change');
     await page.getByLabel('Aktuelles Passwort').fill(t.company.password);
     await page.getByLabel('Neues Passwort', { exact: true }).fill('ein gutes neues Passwort');
     await page.getByLabel('Neues Passwort wiederholen').fill('ein gutes neues Passwort');
     await page.getByRole('button', { name: 'Passwort ändern' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await arrivedAt(page, /\/app\/dashboard$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Übersicht');
     assert.match((await page.locator('.tile').first().textContent()) ?? '', /Offen\s*340,24\s€\s*4 Rechnungen/);
     await assertAccessible(page, 'dashboard');
@@ -98,7 +98,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
     await page.keyboard.type('Söhne');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/q=S%C3%B6hne/);
+    await arrivedAt(page, /q=S%C3%B6hne/);
     const cells = page.locator('tbody tr td:nth-child(2)');
     assert.equal(await cells.count(), 1);
     assert.equal(await cells.first().textContent(), XSS_NAME);
@@ -119,7 +119,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Entwurf');
     await assertAccessible(page, 'draft');
     await page.getByRole('button', { name: 'Rechnung ausstellen' }).click();
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     assert.match((await page.getByRole('heading', { level: 1 }).textContent()) ?? '', /^Rechnung RE-2026-\d{5}$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Rechnung wurde ausgestellt.');
     assert.equal(await page.locator('iframe.pdf').count(), 1);
@@ -136,7 +136,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     assert.match(page.url(), new RegExp(`/app/invoices/${drafts['draft-at']}$`));
     await page.getByLabel(/Der Leistungsort liegt in Deutschland/).check();
     await page.getByRole('button', { name: 'Bestätigen und ausstellen' }).click();
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     assert.match((await page.locator('section', { hasText: 'Bestätigter Umsatzsteuer-Hinweis' }).textContent()) ?? '', /Bestätigt von admin-main-/);
   });
 
@@ -156,7 +156,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await screenshot(page, 'bank');
     await page.getByLabel(/Rechnungsnummer für 85,06\s€ von Beispiel AG/).fill(open.number);
     await page.getByRole('button', { name: 'Zuordnen' }).click();
-    await page.waitForURL(/assigned=/);
+    await arrivedAt(page, /assigned=/);
     assert.equal(await page.getByRole('status').textContent(), `Die Zahlung wurde der Rechnung ${open.number} zugeordnet und gebucht.`);
     const invoice = await t.handle.db.selectFrom('invoices').select('status').where('number', '=', open.number).executeTakeFirstOrThrow();
     assert.equal(invoice.status, 'paid');
@@ -173,7 +173,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'payout account refused');
     await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 51');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
-    await page.waitForURL(/done=1$/);
+    await arrivedAt(page, /done=1$/);
     assert.match((await page.getByRole('region', { name: 'Auszahlungskonto' }).textContent()) ?? '', /DE02 •••• 2051/);
     await screenshot(page, 'partner');
 
@@ -184,7 +184,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
     await page.getByRole('checkbox').first().check();
     await page.getByRole('button', { name: 'Auszahlung prüfen' }).click();
     await page.getByRole('button', { name: 'Auszahlung ausführen und als bezahlt vermerken' }).click();
-    await page.waitForURL(/\/app\/payouts\/prn_/);
+    await arrivedAt(page, /\/app\/payouts\/prn_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /1 Überweisung über 95,20\s€ als bezahlt vermerkt/);
     await assertAccessible(page, 'payout run');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'SEPA-Datei (pain.001) herunterladen' }).click()]);
@@ -214,7 +214,7 @@ describe('back-office app in Chromium', { skip: missing }, () => {
   test('English as the second language', async () => {
     await page.goto(`${base}/app/dashboard`);
     await page.getByRole('link', { name: 'English' }).click();
-    await page.waitForURL(/\/app\/dashboard$/);
+    await arrivedAt(page, /\/app\/dashboard$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Overview');
     await assertAccessible(page, 'dashboard (en)');
     await page.getByRole('link', { name: 'Deutsch' }).click();

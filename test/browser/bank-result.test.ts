@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, issueInvoice } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25, points 1.2 and 1.3 in Chromium: a statement uploaded on the bank page; the
 // result lists the invoice paid (its number a link, the customer, the amount), the one paid
@@ -80,12 +80,12 @@ describe('the bank upload’s result in Chromium', { skip: missing }, () => {
 
     // The number links to the invoice.
     await paidTable.getByRole('link', { name: paid.number }).click();
-    await page.waitForURL(new RegExp(`/app/invoices/${paid.id}$`));
+    await arrivedAt(page, new RegExp(`/app/invoices/${paid.id}$`));
 
     await page.goto(`${base}/app/bank`);
     await page.getByLabel(/Rechnungsnummer für 85,06\s€ von Beispiel AG/).fill(later.number.toLowerCase().replaceAll('-', ' '));
     await page.getByRole('button', { name: 'Zuordnen' }).click();
-    await page.waitForURL(/assigned=/);
+    await arrivedAt(page, /assigned=/);
     assert.equal(await page.getByRole('status').textContent(), `Die Zahlung wurde der Rechnung ${later.number} zugeordnet und gebucht.`);
   });
 

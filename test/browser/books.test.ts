@@ -7,7 +7,7 @@ import { issueInvoice, putCustomerOf, runDay, type Scenario } from '../dunning/h
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
 import { camt } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15, point 2 in Chromium: the dunning page (a failed reminder sent again with a click),
 // the DATEV export (the download read back) and the bank import's German notes — each page
@@ -45,14 +45,14 @@ describe('dunning, DATEV export and bank notes in Chromium', { skip: missing }, 
 
   test('the failed reminder with its German reason, sent again with a click', async () => {
     await page.getByRole('link', { name: 'Mahnwesen' }).click();
-    await page.waitForURL(/\/app\/dunning$/);
+    await arrivedAt(page, /\/app\/dunning$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Mahnwesen');
     const row = page.locator('tr', { hasText: failing.number });
     assert.match((await row.textContent()) ?? '', /Beim Kunden ist keine gültige E-Mail-Adresse hinterlegt\./);
     await assertAccessible(page, 'dunning');
     await screenshot(page, 'dunning');
     await row.getByRole('button', { name: /Erneut versuchen/ }).click();
-    await page.waitForURL(/\/app\/dunning\?retried=dun_/);
+    await arrivedAt(page, /\/app\/dunning\?retried=dun_/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /wird erneut gesendet, an neu@beispiel\.example/);
     assert.match((await page.locator('main').textContent()) ?? '', /Keine fehlgeschlagenen Mahnungen\./);
     await assertAccessible(page, 'dunning after the retry');

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15: writing an invoice in the app in Chromium over real HTTP — the customer search,
 // the form filled in and saved with the keyboard alone — then issuing, mailing and cancelling
@@ -32,16 +32,16 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
 
   test('a new invoice with the keyboard: find the customer, fill in two lines in German notation, save the draft', async () => {
     await page.getByRole('link', { name: 'Neue Rechnung' }).click();
-    await page.waitForURL(/\/app\/invoices\/new$/);
+    await arrivedAt(page, /\/app\/invoices\/new$/);
     await assertAccessible(page, 'customer step');
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
     await page.keyboard.type('Nordlicht');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/q=Nordlicht/);
+    await arrivedAt(page, /q=Nordlicht/);
     await page.getByRole('link', { name: 'Nordlicht Medien GmbH auswählen' }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(/customer=cus_/);
+    await arrivedAt(page, /customer=cus_/);
     await assertAccessible(page, 'new invoice');
     await screenshot(page, 'invoice-new');
 
@@ -66,7 +66,7 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
     assert.equal(await page.getByLabel('USt.-Satz, Position 2').inputValue(), '7');
     await page.getByRole('button', { name: 'Entwurf speichern' }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/app\/invoices\/inv_[0-9a-z]{26}\?done=draft$/);
+    await arrivedAt(page, /\/app\/invoices\/inv_[0-9a-z]{26}\?done=draft$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Entwurf');
     assert.match((await page.getByRole('status').textContent()) ?? '', /Der Entwurf wurde gespeichert/);
     // 12,5 × 1.080,00 = 13.500,00 + 19 %; 89,90 + 7 %: 16.161,19 € gross.
@@ -77,11 +77,11 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
 
   test('on its page the invoice is issued, mailed and cancelled (the cancel asks first)', async () => {
     await page.getByRole('button', { name: 'Rechnung ausstellen' }).click();
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     const number = ((await page.getByRole('heading', { level: 1 }).textContent()) ?? '').replace('Rechnung ', '');
     assert.match(number, /^RE-2026-\d{5}$/);
     await page.getByRole('button', { name: 'Per E-Mail senden' }).click();
-    await page.waitForURL(/done=sent$/);
+    await arrivedAt(page, /done=sent$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Rechnung wurde per E-Mail an buchhaltung@beispiel.example gesendet.');
     await assertAccessible(page, 'issued invoice with its actions');
     await screenshot(page, 'invoice-detail-actions');
@@ -91,7 +91,7 @@ describe('invoices written in the app, in Chromium', { skip: missing }, () => {
       void dialog.accept();
     });
     await page.getByRole('button', { name: 'Stornieren' }).click();
-    await page.waitForURL(/done=cancelled$/);
+    await arrivedAt(page, /done=cancelled$/);
     assert.match(asked[0] ?? '', new RegExp(`^Rechnung ${number} wirklich stornieren\\?`));
     assert.match((await page.getByRole('status').textContent()) ?? '', /Die Rechnung wurde storniert\. Stornorechnung: RE-2026-\d{5}\./);
     await page.getByRole('link', { name: /^RE-2026-\d{5}$/ }).click();

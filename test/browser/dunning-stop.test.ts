@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { issueInvoice, putCustomerOf } from '../dunning/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { BUSINESS_CUSTOMER } from '../invoicing/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25 (dunning) in Chromium: an overdue invoice's "Mahnwesen" box sets a Mahnsperre
 // with its reason by keyboard, shows it with who and when; the dunning page lists it with
@@ -41,7 +41,7 @@ describe('Mahnsperre in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'invoice with dunning box');
     await box.getByLabel('Grund der Mahnsperre').fill('Kunde bestreitet die Leistung');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/dunning=stop_set$/);
+    await arrivedAt(page, /dunning=stop_set$/);
     assert.match((await box.getByRole('status').textContent()) ?? '', /Die Mahnsperre ist gesetzt\./);
     assert.match((await box.textContent()) ?? '', /Mahnsperre seit 08\.12\.2026, \d\d:\d\d \(gesetzt von .+\): „?Kunde bestreitet die Leistung/);
     assert.equal(await box.getByRole('button', { name: /jetzt senden/ }).count(), 0);
@@ -63,7 +63,7 @@ describe('Mahnsperre in Chromium', { skip: missing }, () => {
     // Lifted by keyboard from the list.
     await page.getByRole('button', { name: `Mahnsperre aufheben – Mahnsperre für ${invoice.number} aufheben` }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(/dunning=stop_lifted$/);
+    await arrivedAt(page, /dunning=stop_lifted$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Die Mahnsperre ist aufgehoben\./);
     await page.setViewportSize({ width: 1280, height: 800 });
   });

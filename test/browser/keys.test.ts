@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { addWebhookEndpoint, webhookDelivery } from '../../src/modules/webhooks/index.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { type Receiver, record, startReceiver } from '../webhooks/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (API keys and webhooks) in Chromium over real HTTP: the pages pass axe-core with
 // no serious violation; a key is created through the page (shown once) and works against the
@@ -62,7 +62,7 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
     });
     await page.getByRole('button', { name: `Schlüssel ${key.slice(0, 8)}… widerrufen` }).click();
     assert.match(await question, /wirklich widerrufen\?/);
-    await page.waitForURL(/revoked=1$/);
+    await arrivedAt(page, /revoked=1$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Der Schlüssel wurde widerrufen/);
     assert.equal((await t.request('GET', '/v1/customers/by-ref/crm/nobody', { key })).json().detail.code, 'api_key_invalid');
   });
@@ -95,7 +95,7 @@ describe('API keys and webhooks in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'webhook deliveries');
     await screenshot(page, 'webhook-deliveries');
     await page.getByRole('button', { name: /invoice\.paid \(evt_[0-9a-z]+\) erneut senden/ }).click();
-    await page.waitForURL(/resent=1$/);
+    await arrivedAt(page, /resent=1$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /wird jetzt erneut gesendet/);
     assert.equal(await page.getByRole('button', { name: /erneut senden/ }).count(), 0);
     const delivery = await t.handle.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow();

@@ -5,7 +5,7 @@ import { putContract, putProducts, runBilling } from '../contracts/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { issueInvoice } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25 (helper C) in Chromium: the dashboard's bars with their amounts and years, the
 // invoice list with net and open columns and its CSV download, a contract's items with the
@@ -76,7 +76,7 @@ describe('dashboard, invoice list and contract page in Chromium', { skip: missin
     await page.getByLabel('Netto').check();
     await page.getByLabel('Offen', { exact: true }).check();
     await page.getByRole('button', { name: 'Filtern' }).click();
-    await page.waitForURL(/col_net=1&col_open=1/);
+    await arrivedAt(page, /col_net=1&col_open=1/);
     const header = await page.locator('thead th').allTextContents();
     assert.deepEqual(header.slice(4, 7), ['Netto', 'Brutto', 'Offen']);
     await assertAccessible(page, 'invoice list with columns');

@@ -5,7 +5,7 @@ import { newId } from '../../src/shared/ids.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25, points 1.1, 2.2 and 2.5 in Chromium at 1366 px: a partly paid invoice with its
 // payments, history and bookings, and the audit trail — which was 2,516 px wide — fitting the
@@ -97,7 +97,7 @@ describe('invoice money and the audit trail in Chromium', { skip: missing }, () 
     await screenshot(page, 'audit');
     await page.getByLabel('Bereich').selectOption({ label: 'Rechnungen' });
     await page.getByRole('button', { name: 'Filtern' }).click();
-    await page.waitForURL(/\/app\/audit\?area=invoices/);
+    await arrivedAt(page, /\/app\/audit\?area=invoices/);
     assert.equal(await page.locator('table.audit tbody tr').count(), 1);
     await assertAccessible(page, 'audit filtered');
     await page.setViewportSize({ width: 390, height: 844 });

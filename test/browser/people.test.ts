@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25 (people) in Chromium: the invite form's message at a malformed address, the
 // one-time password shown once after the redirect (a reload shows it no more), and an
@@ -43,7 +43,7 @@ describe('people page in Chromium: invite check, one-time password once, passwor
 
     await field.fill('neu@example.com');
     await page.getByRole('button', { name: 'Einladen' }).click();
-    await page.waitForURL(/\/app\/users\?shown=[A-Za-z0-9_-]{22}$/);
+    await arrivedAt(page, /\/app\/users\?shown=[A-Za-z0-9_-]{22}$/);
     assert.match(await page.getByRole('heading', { level: 2 }).first().innerText(), /neu@example\.com wurde eingeladen/);
     const invited = await page.locator('p.mono.strong').innerText();
     assert.match(invited, /^[0-9A-Za-z]{20}$/);
@@ -52,7 +52,7 @@ describe('people page in Chromium: invite check, one-time password once, passwor
     assert.match(await page.getByRole('status').innerText(), /nur einmal angezeigt/);
 
     await page.getByRole('button', { name: 'Passwort zurücksetzen für neu@example.com' }).click();
-    await page.waitForURL(/\/app\/users\?shown=[A-Za-z0-9_-]{22}$/);
+    await arrivedAt(page, /\/app\/users\?shown=[A-Za-z0-9_-]{22}$/);
     assert.match(await page.getByRole('heading', { level: 2 }).first().innerText(), /Das Passwort von neu@example\.com wurde zurückgesetzt/);
     const reset = await page.locator('p.mono.strong').innerText();
     assert.match(reset, /^[0-9A-Za-z]{20}$/);

@@ -5,7 +5,7 @@ import { putContract, putProducts, runBilling } from '../contracts/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
 import { camt, importFile, issueInvoice } from '../payments/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (customers and contracts) in Chromium over real HTTP: both lists and both detail
 // pages pass axe-core with no serious or critical violation; the customer list is searched
@@ -75,7 +75,7 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
     await page.keyboard.type('Beispiel AG');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/q=Beispiel\+AG/);
+    await arrivedAt(page, /q=Beispiel\+AG/);
     assert.equal(await page.locator('tbody tr').count(), 1);
     // From the search field on by Tab: the search button, the reset link, the sort links, the customer.
     await page.keyboard.press('/');
@@ -85,7 +85,7 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     }
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Beispiel AG');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/app\/customers\/cus_[0-9a-z]{26}$/);
+    await arrivedAt(page, /\/app\/customers\/cus_[0-9a-z]{26}$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Beispiel AG');
     const overdue = page
       .locator('section', { has: page.getByRole('heading', { name: 'Offene Posten' }) })
@@ -102,10 +102,10 @@ describe('customers and contracts in Chromium', { skip: missing }, () => {
     await screenshot(page, 'contracts');
     await page.getByLabel('Status').selectOption('active');
     await page.getByRole('button', { name: 'Filtern' }).click();
-    await page.waitForURL(/status=active/);
+    await arrivedAt(page, /status=active/);
     assert.equal(await page.locator('tbody tr').count(), 1);
     await page.getByRole('link', { name: 'V-00001' }).click();
-    await page.waitForURL(/\/app\/contracts\/ctr_[0-9a-z]{26}$/);
+    await arrivedAt(page, /\/app\/contracts\/ctr_[0-9a-z]{26}$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Vertrag V-00001');
     const cycles = page.locator('section', { has: page.getByRole('heading', { name: 'Abgerechnete Zeiträume' }) }).locator('tbody tr');
     assert.equal(await cycles.count(), 2);

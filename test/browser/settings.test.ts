@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type TestApp, testApp } from '../helpers/app.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15, point 3 in Chromium over real HTTP: the settings page and the period locks, each
 // checked with axe-core (no serious or critical violation); one field saved with the
@@ -29,7 +29,7 @@ describe('settings in Chromium', { skip: missing }, () => {
 
   test('the settings page: a field saved with the keyboard, a wrong IBAN shown at its field', async () => {
     await page.getByRole('link', { name: 'Einstellungen' }).click();
-    await page.waitForURL(/\/app\/settings$/);
+    await arrivedAt(page, /\/app\/settings$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Einstellungen');
     await assertAccessible(page, 'settings');
     await screenshot(page, 'settings');
@@ -37,7 +37,7 @@ describe('settings in Chromium', { skip: missing }, () => {
     const phone = page.getByLabel('Telefon');
     await phone.fill('+49 30 555 0100');
     await phone.press('Enter');
-    await page.waitForURL(/saved=issuing/);
+    await arrivedAt(page, /saved=issuing/);
     assert.equal(await page.getByRole('status').textContent(), '„Rechnungsangaben“ wurde gespeichert.');
     assert.equal(await page.getByLabel('Telefon').inputValue(), '+49 30 555 0100');
     const row = await t.handle.db.selectFrom('companies').select('phone').where('id', '=', t.company.companyId).executeTakeFirstOrThrow();
@@ -55,7 +55,7 @@ describe('settings in Chromium', { skip: missing }, () => {
   test('the period locks: the form asks first, then the period is locked', async () => {
     await page.goto(`${base}/app/settings`);
     await page.getByRole('link', { name: 'Buchungszeiträume sperren' }).click();
-    await page.waitForURL(/\/app\/settings\/period-locks$/);
+    await arrivedAt(page, /\/app\/settings\/period-locks$/);
     await assertAccessible(page, 'period locks');
     await page.getByLabel('Buchungszeitraum sperren bis').fill('2026-10-31');
     const asked: string[] = [];
@@ -64,7 +64,7 @@ describe('settings in Chromium', { skip: missing }, () => {
       void dialog.accept();
     });
     await page.getByRole('button', { name: 'Endgültig sperren' }).click();
-    await page.waitForURL(/done=locked$/);
+    await arrivedAt(page, /done=locked$/);
     assert.deepEqual(asked, ['Buchungszeitraum wirklich bis zum gewählten Tag sperren? Das lässt sich nicht rückgängig machen.']);
     assert.equal(await page.getByRole('status').textContent(), 'Der Buchungszeitraum ist jetzt bis einschließlich 31.10.2026 gesperrt.');
     assert.equal(await page.locator('tbody tr').count(), 1);

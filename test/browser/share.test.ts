@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { partnerWithOctoberGutschrift, putAgreement, putAttribution, putPartner } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 15 (revenue share in the app) in Chromium over real HTTP: the statement list, a
 // draft issued from its page by keyboard, the issued statement with its PDF, and an
@@ -51,11 +51,11 @@ describe('statements and attributions in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'statements');
     await screenshot(page, 'statements');
     await page.getByRole('link', { name: 'Entwurf' }).click();
-    await page.waitForURL(new RegExp(`/app/statements/${statementId}$`));
+    await arrivedAt(page, new RegExp(`/app/statements/${statementId}$`));
     await assertAccessible(page, 'statement draft');
     await page.getByRole('button', { name: 'Ausstellen' }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     assert.equal(await page.getByRole('status').textContent(), 'Die Abrechnung wurde als GS-2026-00001 ausgestellt.');
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Gutschrift GS-2026-00001');
     assert.equal(await page.locator('iframe.pdf').getAttribute('title'), 'Vorschau der Abrechnung (PDF)');
@@ -68,7 +68,7 @@ describe('statements and attributions in Chromium', { skip: missing }, () => {
     await assertAccessible(page, 'attributions');
     await screenshot(page, 'attributions');
     await page.getByRole('button', { name: 'Beispiel AG für Entwicklerin Ada bestätigen' }).click();
-    await page.waitForURL(/done=confirmed$/);
+    await arrivedAt(page, /done=confirmed$/);
     assert.match((await page.getByRole('status').textContent()) ?? '', /Die Zuordnung ist bestätigt\./);
     assert.equal(await page.getByRole('button', { name: 'Bestätigen' }).count(), 0);
     await assertAccessible(page, 'attributions after the decision');

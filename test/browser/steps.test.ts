@@ -5,7 +5,7 @@ import { runDueWork } from '../../src/jobs/index.ts';
 import { postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { SMTP_PASSWORD, SMTP_USER, startSmtpServer, type TestSmtpServer } from '../mail/fixtures.ts';
-import { assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
+import { arrivedAt, assertAccessible, chromiumMissing, type InBrowser, openInBrowser, screenshot } from './browser.ts';
 
 // Issue 25 §3 in Chromium: a double click on a statement's "Versenden" mails it once; the
 // payout run is chosen (nothing pre-ticked), reviewed on a confirmation page and only then
@@ -79,7 +79,7 @@ describe('steps that cannot happen by accident, in Chromium', { skip: missing },
     const { id } = await statementOf('mail');
     await page.goto(`${base}/app/statements/${id}`);
     await page.getByRole('button', { name: 'Ausstellen' }).dblclick();
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     assert.equal(await page.getByRole('button', { name: 'Versenden' }).count(), 0, 'no e-mail address yet: nothing to send');
     // The partner's address arrives after issuing: now "Versenden" is the step.
     await t.handle.db
@@ -89,7 +89,7 @@ describe('steps that cannot happen by accident, in Chromium', { skip: missing },
       .execute();
     await page.reload();
     await page.getByRole('button', { name: 'Versenden' }).dblclick();
-    await page.waitForURL(/done=sent$/);
+    await arrivedAt(page, /done=sent$/);
     assert.match((await page.getByRole('status').first().textContent()) ?? '', /an nord@partner\.example versendet/);
     assert.equal(smtp.received.length, 1, 'one mail');
     assert.equal(await page.getByRole('button', { name: 'Versenden' }).count(), 0);
@@ -102,12 +102,12 @@ describe('steps that cannot happen by accident, in Chromium', { skip: missing },
     const { id } = await statementOf('pay');
     await page.goto(`${base}/app/statements/${id}`);
     await page.getByRole('button', { name: 'Ausstellen' }).click();
-    await page.waitForURL(/done=issued$/);
+    await arrivedAt(page, /done=issued$/);
     // A payout account first (no question), then replaced (asked, old and new masked).
     await page.goto(`${base}/app/partners/${partners.pay}`);
     await page.getByLabel('IBAN').fill('DE02 1203 0000 0000 2020 51');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
-    await page.waitForURL(/done=1$/);
+    await arrivedAt(page, /done=1$/);
     await page.getByLabel('IBAN').fill('DE02 1001 0010 0006 8201 01');
     await page.getByRole('button', { name: 'Auszahlungskonto speichern' }).click();
     await page.getByRole('heading', { name: 'Auszahlungskonto ersetzen?' }).waitFor();
@@ -117,7 +117,7 @@ describe('steps that cannot happen by accident, in Chromium', { skip: missing },
     await assertAccessible(page, 'payout account replace');
     await screenshot(page, 'payout-account-replace');
     await page.getByRole('button', { name: 'Konto ersetzen' }).click();
-    await page.waitForURL(/done=1$/);
+    await arrivedAt(page, /done=1$/);
     assert.match((await page.getByRole('region', { name: 'Auszahlungskonto' }).textContent()) ?? '', /DE02 •••• 0101/);
 
     await page.goto(`${base}/app/payouts`);
@@ -138,7 +138,7 @@ describe('steps that cannot happen by accident, in Chromium', { skip: missing },
     await screenshot(page, 'payout-confirm-390');
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Auszahlung ausführen und als bezahlt vermerken' }).dblclick();
-    await page.waitForURL(/\/app\/payouts\/prn_/);
+    await arrivedAt(page, /\/app\/payouts\/prn_/);
     assert.ok((await statementOf('pay')).paid_at);
     const runs = await t.handle.db.selectFrom('payout_runs').select('id').execute();
     assert.equal(runs.length, 1, 'one run');
