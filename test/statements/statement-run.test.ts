@@ -175,6 +175,14 @@ describe('the statement run', () => {
     const events = await t.handle.db.selectFrom('events').select('type').where('type', 'like', 'commission_statement.%').execute();
     assert.equal(events.filter((e) => e.type === 'commission_statement.issued').length, 3);
     assert.equal(events.filter((e) => e.type === 'commission_statement.sent').length, 2);
+    // The event carries the statement as GET answers it once sent: partner name, files, address.
+    const sentEvent = await t.handle.db
+      .selectFrom('events')
+      .select('data')
+      .where('type', '=', 'commission_statement.sent')
+      .where('subject_id', '=', gs.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(sentEvent.data, view);
   });
 
   test('cancel: a cancelling statement with its own number, entries open again; mark-paid and objection', async () => {

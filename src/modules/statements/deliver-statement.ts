@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
@@ -31,8 +32,16 @@ export type StatementFilesDeps = { db: Database; renderStatement?: RenderStateme
 // Loaded on the first statement rendered here (pdfkit, fonts, the e-invoice library).
 const renderOnThisThread: RenderStatement = async (doc) => (await import('./render/index.ts')).renderStatementDocuments(doc);
 
-/** The stored files of a numbered statement, rendered and stored first when missing; null for a draft. */
-export async function statementFiles(deps: StatementFilesDeps, companyId: string, statementId: string): Promise<StatementFiles | null> {
+/**
+ * The stored files of a numbered statement, rendered and stored first when missing; null for a
+ * draft. `document`: the statement's frozen document when the caller has read it already.
+ */
+export async function statementFiles(
+  deps: StatementFilesDeps,
+  companyId: string,
+  statementId: string,
+  document?: StatementDocument | null,
+): Promise<StatementFiles | null> {
   const { db } = deps;
   const stored = await db
     .selectFrom('commission_statement_files')
@@ -42,13 +51,11 @@ export async function statementFiles(deps: StatementFilesDeps, companyId: string
     .execute();
   const pdf = stored.find((f) => f.kind === 'pdf')?.content;
   if (pdf) return { pdf: Buffer.from(pdf), xml: stored.find((f) => f.kind === 'xml')?.content ?? null };
-  const row = await db
-    .selectFrom('commission_statements')
-    .select('document')
-    .where('company_id', '=', companyId)
-    .where('id', '=', statementId)
-    .executeTakeFirst();
-  const doc = row?.document as StatementDocument | null | undefined;
+  const doc =
+    document !== undefined
+      ? document
+      : ((await db.selectFrom('commission_statements').select('document').where('company_id', '=', companyId).where('id', '=', statementId).executeTakeFirst())
+          ?.document as StatementDocument | null | undefined);
   if (!doc) return null;
   const files = await (deps.renderStatement ?? renderOnThisThread)(doc);
   await pauseAt('statement-render.before-store');
@@ -107,7 +114,7 @@ export async function mailStatement(
     .where('s.id', '=', statementId)
     .executeTakeFirst();
   if (!row) throw new PermanentJobError(`no statement ${statementId}`);
-  const files = await statementFiles(deps, companyId, statementId);
+  const files = await statementFiles(deps, companyId, statementId, row.document as StatementDocument | null);
   if (!files) throw new PermanentJobError(`statement ${statementId} is a draft`);
   if (row.status !== 'issued') return 'unchanged';
   const doc = row.document as StatementDocument;
@@ -119,7 +126,7 @@ export async function mailStatement(
   const to = row.partner_email;
   if (row.mail_started_at) {
     const left = await mailer.holds(company, messageId);
-    if (left !== false) return recordSent(deps, companyId, statementId, to, onSent);
+    if (left !== false) return recordSent(deps, companyId, statementId, { to, hasXml: files.xml !== null }, onSent);
   }
   await db
     .updateTable('commission_statements')
@@ -136,47 +143,44 @@ export async function mailStatement(
     const failure = outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
     throw Object.assign(failure, { sendError: outcome.error });
   }
-  return recordSent(deps, companyId, statementId, to, onSent);
+  return recordSent(deps, companyId, statementId, { to, hasXml: files.xml !== null }, onSent);
 }
 
 async function recordSent(
   deps: { db: Database; clock: Clock },
   companyId: string,
   statementId: string,
-  to: string,
+  sent: { to: string; hasXml: boolean },
   onSent?: OnStatementSent,
 ): Promise<DeliverOutcome> {
   const now = deps.clock.now();
+  const to = sent.to;
   return inTransaction(deps.db, async (trx) => {
-    const sent = await trx
+    // One statement: the row marked sent, with its partner's name for the event. The files
+    // were stored before the mail left (statementFiles), a PDF always, the XML with an e-invoice.
+    const updated = await trx
       .updateTable('commission_statements')
       .set({ status: 'sent', sent_at: now, sent_to: to, updated_at: now })
       .where('company_id', '=', companyId)
       .where('id', '=', statementId)
       .where('status', '=', 'issued')
       .returningAll()
+      .returning(
+        sql<string>`(select p.name from commission_partners p where p.company_id = commission_statements.company_id and p.id = commission_statements.partner_id)`.as(
+          'partner_name',
+        ),
+      )
       .executeTakeFirst();
-    if (!sent) return 'unchanged';
-    const partner = await trx
-      .selectFrom('commission_partners')
-      .select('name')
-      .where('company_id', '=', companyId)
-      .where('id', '=', sent.partner_id)
-      .executeTakeFirstOrThrow();
-    const kinds = await trx
-      .selectFrom('commission_statement_files')
-      .select('kind')
-      .where('company_id', '=', companyId)
-      .where('statement_id', '=', statementId)
-      .execute();
+    if (!updated) return 'unchanged';
+    const { partner_name: partnerName, ...row } = updated;
     await recordEvent(trx, {
       companyId,
       type: 'commission_statement.sent',
       subjectId: statementId,
-      data: statementView(sent, { partnerName: partner.name, hasPdf: kinds.some((k) => k.kind === 'pdf'), hasXml: kinds.some((k) => k.kind === 'xml') }),
+      data: statementView(row, { partnerName, hasPdf: true, hasXml: sent.hasXml }),
       createdAt: now,
     });
-    await onSent?.(trx, sent as StatementRow, now);
+    await onSent?.(trx, row as StatementRow, now);
     return 'sent';
   });
 }

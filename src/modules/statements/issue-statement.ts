@@ -6,7 +6,7 @@ import { pauseAt } from '../../shared/pause-at.ts';
 import { bookStatement, lockedUntil } from '../bookkeeping/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { buildStatementDocument, type PartnerRow } from './build-statement.ts';
-import { partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
+import { type PartnerContact, partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
 import type { StatementKind } from './statement-document.ts';
 import { StatementError } from './statement-error.ts';
 import { issuableKind, statementEInvoice } from './statement-terms.ts';
@@ -43,7 +43,16 @@ export async function drawStatementNumber(trx: Trx, companyId: string, kind: Sta
  */
 export async function issueStatement(
   trx: Trx,
-  input: { company: CompanyRow; partner: PartnerRow; statement: StatementRow; issueDate: string; now: Date; decidedBy?: string | null },
+  input: {
+    company: CompanyRow;
+    partner: PartnerRow;
+    statement: StatementRow;
+    issueDate: string;
+    now: Date;
+    decidedBy?: string | null;
+    /** The partner's contact when the caller read it in this transaction already. */
+    contact?: PartnerContact;
+  },
 ): Promise<StatementRow> {
   const { company, partner, issueDate, now } = input;
   // A draft made before issue 24 as settlement for a taxable partner goes out as a request
@@ -52,7 +61,7 @@ export async function issueStatement(
   const kind = input.statement.type === 'statement' ? issuableKind(input.statement.kind, input.statement.tax_note) : input.statement.kind;
   const eInvoice = input.statement.type === 'statement' ? statementEInvoice(partner, kind) : input.statement.e_invoice_format;
   const statement: StatementRow = { ...input.statement, kind, e_invoice_format: eInvoice };
-  const contact = await partnerContact(trx, company.id, partner.id);
+  const contact = input.contact ?? (await partnerContact(trx, company.id, partner.id));
   if (eInvoice === 'xrechnung') {
     const gaps = xrechnungContactGaps(partner, contact);
     if (gaps.length > 0) {

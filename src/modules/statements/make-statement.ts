@@ -17,6 +17,8 @@ import type { StatementRow } from './statement-view.ts';
 // statement is issued at once unless the company reviews statements (then a draft). A
 // run row per partner and period makes the run idempotent.
 
+type Period = { start: string; end: string };
+
 export type MadeStatement =
   | { outcome: 'made'; statement: StatementRow }
   /** Left a draft: issuing would need what the partner has not given (`reason`, German; kept on the statement). */
@@ -25,9 +27,16 @@ export type MadeStatement =
 
 export async function makeStatement(
   trx: Trx,
-  input: { company: CompanyRow; partnerId: string; period: { start: string; end: string }; issueDate: string; now: Date },
+  input: {
+    company: CompanyRow;
+    partnerId: string;
+    /** The closed cadence period, or how to find it from the partner (its cadence). */
+    period: Period | ((partner: PartnerRow) => Period);
+    issueDate: string;
+    now: Date;
+  },
 ): Promise<MadeStatement> {
-  const { company, period, now } = input;
+  const { company, now } = input;
   const partner = (await trx
     .selectFrom('commission_partners')
     .selectAll()
@@ -35,6 +44,7 @@ export async function makeStatement(
     .where('id', '=', input.partnerId)
     .forUpdate()
     .executeTakeFirstOrThrow()) as PartnerRow;
+  const period = typeof input.period === 'function' ? input.period(partner) : input.period;
   const done = await trx
     .selectFrom('commission_statement_runs')
     .select('statement_id')
@@ -127,8 +137,10 @@ export async function makeStatement(
   if (company.statements_need_review) return { outcome: 'made', statement: draft };
   // An XRechnung needs the partner's telephone and e-mail (BR-DE-6/7): without them the
   // statement waits as a draft, saying what is missing, until a person adds it and issues it.
+  // The contact is read once and handed on to the issuing, which needs it for the document.
+  const contact = await partnerContact(trx, company.id, partner.id);
   if (draft.e_invoice_format === 'xrechnung') {
-    const gaps = xrechnungContactGaps(partner, await partnerContact(trx, company.id, partner.id));
+    const gaps = xrechnungContactGaps(partner, contact);
     if (gaps.length > 0) {
       const reason = xrechnungContactSentence(partner.name, gaps);
       const held = (await trx
@@ -141,5 +153,5 @@ export async function makeStatement(
       return { outcome: 'held', statement: held, reason };
     }
   }
-  return { outcome: 'made', statement: await issueStatement(trx, { company, partner, statement: draft, issueDate: input.issueDate, now }) };
+  return { outcome: 'made', statement: await issueStatement(trx, { company, partner, statement: draft, issueDate: input.issueDate, now, contact }) };
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { StatementCadence } from '../../db/schema-commissions.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { defineDailyTask, defineJob, enqueueJob } from '../../jobs/index.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
@@ -67,18 +68,14 @@ defineJob<MakeStatementsPayload>({
   async handler({ db, clock, job, log }) {
     const companyId = job.company_id;
     if (!companyId) throw new Error('the job names no company');
+    // The company is read once per chunk; each partner is one transaction that reads the
+    // partner (locked) and finds its closed period from the partner's cadence.
+    const company = (await db.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow()) as CompanyRow;
+    const periodOf = (partner: { statement_cadence: StatementCadence }) => lastClosedPeriod(job.payload.as_of, partner.statement_cadence);
     for (const partnerId of job.payload.partner_ids) {
-      const made = await inTransaction(db, async (trx) => {
-        const company = (await trx.selectFrom('companies').selectAll().where('id', '=', companyId).executeTakeFirstOrThrow()) as CompanyRow;
-        const partner = await trx
-          .selectFrom('commission_partners')
-          .select('statement_cadence')
-          .where('company_id', '=', companyId)
-          .where('id', '=', partnerId)
-          .executeTakeFirstOrThrow();
-        const period = lastClosedPeriod(job.payload.as_of, partner.statement_cadence);
-        return makeStatement(trx, { company, partnerId, period, issueDate: job.payload.as_of, now: clock.now() });
-      });
+      const made = await inTransaction(db, (trx) =>
+        makeStatement(trx, { company, partnerId, period: periodOf, issueDate: job.payload.as_of, now: clock.now() }),
+      );
       // Ids only in the log (no personal data); the reason is on the statement for a person.
       if (made.outcome === 'held') log(`statement ${made.statement.id} of partner ${partnerId} stays a draft: its XRechnung lacks the partner's contact`);
       // Crash tests stop here: one partner's statement committed, its documents not yet made.
