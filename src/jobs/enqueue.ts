@@ -77,20 +77,27 @@ function checkType(type: string) {
 
 /** Writes an outgoing event (the outbox row) in the caller's transaction; returns its `evt_…` id. */
 export async function recordEvent(trx: Trx, input: RecordEventInput): Promise<string> {
+  const { id, write } = eventWrite(trx, input);
+  await write.execute();
+  return id;
+}
+
+/**
+ * recordEvent's insert, not yet run: for a caller that makes it part of a larger statement
+ * (a data-modifying WITH; the invoice's, which runs under the number's row lock, issue 26).
+ */
+export function eventWrite(trx: Trx, input: RecordEventInput) {
   checkType(input.type);
   const id = newId('evt');
-  await trx
-    .insertInto('events')
-    .values({
-      company_id: input.companyId,
-      id,
-      type: input.type,
-      subject_id: input.subjectId ?? null,
-      data: JSON.stringify(input.data ?? null),
-      ...(input.createdAt ? { created_at: input.createdAt } : {}),
-    })
-    .execute();
-  return id;
+  const write = trx.insertInto('events').values({
+    company_id: input.companyId,
+    id,
+    type: input.type,
+    subject_id: input.subjectId ?? null,
+    data: JSON.stringify(input.data ?? null),
+    ...(input.createdAt ? { created_at: input.createdAt } : {}),
+  });
+  return { id, write };
 }
 
 const EVENT_COLUMNS: ColumnTypes<'events'> = { company_id: 'text', id: 'text', type: 'text', subject_id: 'text', data: 'jsonb', created_at: 'timestamptz' };

@@ -70,6 +70,14 @@ describe('the billing run of a monthly contract', () => {
     assert.equal(pdf.rawPayload.subarray(0, 5).toString(), '%PDF-');
     const xml = await t.request('GET', `/v1/invoices/${invoice!.id}/xml`);
     assert.match(xml.body, /<ram:BillingSpecifiedPeriod>\s*<ram:StartDateTime>\s*<udt:DateTimeString format="102">20261201</);
+    // The event invoice.issued, written in the invoice's own statement, says what GET says.
+    const event = await t.handle.db
+      .selectFrom('events')
+      .select('data')
+      .where('type', '=', 'invoice.issued')
+      .where('subject_id', '=', invoice!.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(event.data, (await t.request('GET', `/v1/invoices/${invoice!.id}`)).json());
   });
 
   test('a second run of the same day bills nothing', async () => {

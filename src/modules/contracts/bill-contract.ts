@@ -166,9 +166,9 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
     issue,
     contract: { id: contractId, externalRef: contract.external_ref },
     ...(periodLock ? { periodLock } : {}),
+    // The cycle refers to the invoice row: it goes into the invoice's statement.
+    alongside: [cycleWrite(trx, companyId, contractId, plan, { status: 'billed', invoiceId, totalNet: centsToDecimal(totalCents), reason: null }, now)],
   });
-  const totalNet = centsToDecimal(totalCents);
-  await recordCycle(trx, companyId, contractId, plan, { status: 'billed', invoiceId, totalNet, reason: null }, now);
   await recordCredits(trx, companyId, contractId, billingDate, settled, invoiceId, now);
   return { outcome: { billingDate, status: 'billed', invoiceId, ...left }, moreDue };
 }
@@ -239,7 +239,12 @@ export async function recordBillingFailure(
 
 /** The cycle row of this billing date: new, or a failed one again (attempts counted) or now done. */
 async function recordCycle(trx: Trx, companyId: string, contractId: string, plan: Pick<BillingPlan, 'billingDate' | 'cycle'>, result: CycleResult, now: Date) {
-  await trx
+  await cycleWrite(trx, companyId, contractId, plan, result, now).execute();
+}
+
+/** recordCycle's upsert, not yet run (it goes into the invoice's statement when one is billed). */
+function cycleWrite(trx: Trx, companyId: string, contractId: string, plan: Pick<BillingPlan, 'billingDate' | 'cycle'>, result: CycleResult, now: Date) {
+  return trx
     .insertInto('contract_cycles')
     .values({
       company_id: companyId,
@@ -262,8 +267,7 @@ async function recordCycle(trx: Trx, companyId: string, contractId: string, plan
         attempts: sql<number>`contract_cycles.attempts + 1`,
         updated_at: eb.ref('excluded.updated_at'),
       })),
-    )
-    .execute();
+    );
 }
 
 /**
