@@ -48,7 +48,7 @@ export type AppDeps = {
   /** Seals and opens secrets with the instance secret (payout accounts in the app). */
   sealer: Sealer;
   /** Renderers (of statements too), booking and mailbox of invoice operations (modules/invoicing/outside.ts), and the database's liveness. */
-  invoicing: Pick<InvoicingDeps, 'render' | 'renderStatement' | 'book' | 'mail' | 'mailed' | 'liveness'>;
+  invoicing: Pick<InvoicingDeps, 'render' | 'renderStatement' | 'book' | 'bookingWrites' | 'mail' | 'mailed' | 'liveness'>;
   /** The process's mailer (the app's test mail, statements sent from the app). */
   mailer: Mailer;
 };

@@ -4,7 +4,7 @@ import { newId } from '../../shared/ids.ts';
 import type { InvoiceDocument } from '../invoicing/document.ts';
 import { accountPlan, debtorAccount, outputVatAccount, revenueAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
-import { findEntryByDocument, insertJournalEntry, lockedUntil } from './journal.repository.ts';
+import { findEntryByDocument, insertJournalEntry, journalEntryWrites, lockedUntil, type NewJournalEntry } from './journal.repository.ts';
 import { assertBalanced, centsOf, type JournalLine, mirror } from './journal.ts';
 
 export type BookingResult = {
@@ -43,34 +43,50 @@ export async function bookInvoice(
   if (lines.length === 0) return { status: 'nothing_to_book', entryId: null, lines };
 
   const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
-  if (locked !== null && doc.issueDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
-
+  assertOpen(locked, doc);
   const entryId = newId('jen');
-  const inserted = await insertJournalEntry(
-    trx,
-    {
-      company_id: companyId,
-      id: entryId,
-      entry_date: doc.issueDate,
-      document_type: doc.type,
-      document_id: documentId,
-      document_number: doc.number,
-      description: describe(doc),
-      chart,
-      service_date: doc.servicePeriod.end,
-      counterparty_vat_id: doc.verdict === 'reverse_charge' ? buyerVatId(doc) : null,
-      // A storno settles the open item of the invoice it cancels (DATEV Belegfeld 1).
-      settles_number: doc.type === 'storno' ? (doc.precedingInvoice?.number ?? null) : null,
-    },
-    lines,
-  );
+  const inserted = await insertJournalEntry(trx, invoiceEntry(companyId, chart, doc, documentId, entryId), lines);
   if (!inserted) {
     const winner = await findEntryByDocument(trx, companyId, doc.type, documentId);
     if (!winner) throw new Error(`journal entry for ${doc.type} ${documentId} vanished`);
     return alreadyBooked(winner, doc);
   }
   return { status: 'booked', entryId, lines };
+}
+
+/**
+ * The booking of a document created in the caller's transaction (no earlier booking can
+ * exist), as inserts not yet run: the caller makes them part of its own statement (the
+ * invoice's, which runs under the number's row lock: issue 26). None for a zero invoice.
+ * `lockedUntil`: the company's period lock as read in this transaction.
+ */
+export function newInvoiceBookingWrites(trx: Trx, companyId: string, chart: Chart, doc: InvoiceDocument, documentId: string, lockedUntil: string | null) {
+  const lines = invoiceJournalLines(chart, doc);
+  if (lines.length === 0) return [];
+  assertOpen(lockedUntil, doc);
+  return journalEntryWrites(trx, invoiceEntry(companyId, chart, doc, documentId, newId('jen')), lines);
+}
+
+function assertOpen(locked: string | null, doc: InvoiceDocument) {
+  if (locked !== null && doc.issueDate <= locked)
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
+}
+
+function invoiceEntry(companyId: string, chart: Chart, doc: InvoiceDocument, documentId: string, entryId: string): NewJournalEntry {
+  return {
+    company_id: companyId,
+    id: entryId,
+    entry_date: doc.issueDate,
+    document_type: doc.type,
+    document_id: documentId,
+    document_number: doc.number,
+    description: describe(doc),
+    chart,
+    service_date: doc.servicePeriod.end,
+    counterparty_vat_id: doc.verdict === 'reverse_charge' ? buyerVatId(doc) : null,
+    // A storno settles the open item of the invoice it cancels (DATEV Belegfeld 1).
+    settles_number: doc.type === 'storno' ? (doc.precedingInvoice?.number ?? null) : null,
+  };
 }
 
 function alreadyBooked(existing: { id: string; documentNumber: string; lines: JournalLine[] }, doc: InvoiceDocument): BookingResult {

@@ -1,6 +1,6 @@
 // Bookkeeping: the booking journal (SKR03/SKR04) and the DATEV Buchungsstapel export.
 export { ACCOUNT_PLANS, type AccountPlan, accountPlan, creditorAccount, debtorAccount } from './accounts.ts';
-export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLines } from './book-invoice.ts';
+export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLines, newInvoiceBookingWrites } from './book-invoice.ts';
 export { bookPartnerInvoice, type PartnerInvoiceToBook, partnerInvoiceJournalLines, reversePartnerInvoice, vatDatevDerives } from './book-partner-invoice.ts';
 export { bookPaymentReversals, bookPayments, type PaymentToBook, paymentJournalLines, reversalJournalLines } from './book-payments.ts';
 export { bookPayout, MONEY_IN_TRANSIT, type PayoutToBook, payoutJournalLines } from './book-payout.ts';

@@ -69,6 +69,30 @@ export async function insertJournalEntry(trx: Trx, entry: NewJournalEntry, lines
   return inserted.length > 0;
 }
 
+/**
+ * A new entry and its lines as two inserts not yet run, for a caller that makes them part of
+ * its own statement (newInvoiceBookingWrites). No ON CONFLICT: the entry is of a document
+ * made in the same transaction, so a second booking of it is a bug and fails the statement.
+ * The lines' foreign key to the entry is checked at the statement's end.
+ */
+export function journalEntryWrites(trx: Trx, entry: NewJournalEntry, lines: readonly JournalLine[]) {
+  if (lines.length === 0) throw new Error('a journal entry has lines');
+  return [
+    trx.insertInto('journal_entries').values(entry),
+    trx.insertInto('journal_lines').values(
+      lines.map((line, i) => ({
+        company_id: entry.company_id,
+        entry_id: entry.id,
+        position: i + 1,
+        account: line.account,
+        side: line.side,
+        amount_cents: line.amountCents,
+        tax_key: line.taxKey,
+      })),
+    ),
+  ];
+}
+
 /** The last locked day of the company's accounting period, or null. */
 export async function lockedUntil(db: Database | Trx, companyId: string): Promise<string | null> {
   const row = await db.selectFrom('period_locks').select('locked_until').where('company_id', '=', companyId).executeTakeFirst();

@@ -22,7 +22,7 @@ import { findContractItemsWithProduct, openCreditsColumn } from './contracts.rep
 // commits with the invoice. The planned lines go on the invoice with the contract's
 // credits it can carry (contract-credit.ts); credits used and carried commit with it.
 
-export type BillingDeps = { db: Database; clock: Clock; book: InvoicingDeps['book'] };
+export type BillingDeps = { db: Database; clock: Clock; bookingWrites: InvoicingDeps['bookingWrites'] };
 
 /**
  * `reason`: German, for a person (kept with the cycle); `logReason`: the same without the

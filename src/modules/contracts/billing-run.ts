@@ -70,7 +70,7 @@ defineJob<BillContractsPayload>({
     for (const contractId of job.payload.contract_ids) {
       let outcomes: BillingOutcome[];
       try {
-        outcomes = await billContract({ db, clock, book: invoicing.book }, companyId, contractId, asOf);
+        outcomes = await billContract({ db, clock, bookingWrites: invoicing.bookingWrites }, companyId, contractId, asOf);
       } catch (error) {
         const reference = newId('err');
         const billingDate = await recordBillingFailure({ db, clock }, companyId, contractId, asOf, reference).catch(() => {

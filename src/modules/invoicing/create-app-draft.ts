@@ -34,7 +34,7 @@ export class AppDraftError extends Error {
   }
 }
 
-type DraftDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'book'>;
+type DraftDeps = Pick<InvoicingDeps, 'db' | 'clock' | 'bookingWrites'>;
 
 /** Writes a new app draft; returns it as the API would show it (the API itself never does). */
 export async function createAppDraft(deps: DraftDeps, companyId: string, body: unknown, actor: Actor): Promise<InvoiceView> {

@@ -7,6 +7,7 @@ import type { BookingKnowns } from '../bookkeeping/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { EarlyRenders } from './early-render.ts';
+import type { AlongsideWrite } from './insert-invoice.ts';
 import type { SendError } from './invoice-view.ts';
 import type { RenderPool } from './render/render-pool.ts';
 import { renderFailureForLog } from './render-failure.ts';
@@ -22,6 +23,11 @@ export type InvoicingDeps = {
    */
   renderStatement?: RenderPool['renderStatement'];
   book(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, known?: BookingKnowns): Promise<void>;
+  /**
+   * The booking of an invoice issued in this transaction as inserts for its own statement
+   * (writeInvoice); throws period_locked like `book`. `lockedUntil`: as read in `trx`.
+   */
+  bookingWrites(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, lockedUntil: string | null): readonly AlongsideWrite[];
   /** `messageId`: the attempt's (mail-attempts.ts); absent: the invoice's stable one. */
   mail(
     company: CompanyRow,

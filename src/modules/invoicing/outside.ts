@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { SmtpSettings } from '../../db/schema.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sealer } from '../../shared/secrets.ts';
-import { BookkeepingError, bookInvoice } from '../bookkeeping/index.ts';
+import { BookkeepingError, bookInvoice, newInvoiceBookingWrites } from '../bookkeeping/index.ts';
 import { createMailer, invoiceMail, invoiceMessageId, type Mailer, type MailingCompany } from '../mail/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
@@ -21,7 +21,7 @@ export function defaultRenderThreads(withHttp = true): number {
   return Math.max(1, Math.min(4, availableParallelism() - (withHttp ? 1 : 0)));
 }
 
-export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'mail' | 'mailed'> & {
+export type InvoicingOutside = Pick<InvoicingDeps, 'render' | 'book' | 'bookingWrites' | 'mail' | 'mailed'> & {
   renderStatement: NonNullable<InvoicingDeps['renderStatement']>;
   close(): Promise<void>;
 };
@@ -50,6 +50,14 @@ export function invoicingOutside(options: {
     async book(trx, company, doc, documentId, known) {
       try {
         await bookInvoice(trx, company.id, company.chart, doc, documentId, known);
+      } catch (error) {
+        if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
+        throw error;
+      }
+    },
+    bookingWrites(trx, company, doc, documentId, lockedUntil) {
+      try {
+        return newInvoiceBookingWrites(trx, company.id, company.chart, doc, documentId, lockedUntil);
       } catch (error) {
         if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
         throw error;

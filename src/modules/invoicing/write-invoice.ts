@@ -80,7 +80,7 @@ export async function issuingProblems(
  */
 export async function writeInvoice(
   trx: Trx,
-  deps: Pick<InvoicingDeps, 'clock' | 'book'>,
+  deps: Pick<InvoicingDeps, 'clock' | 'bookingWrites'>,
   input: InvoiceToWrite,
   onDocument?: (doc: InvoiceDocument, seq: number) => void,
 ): Promise<WrittenInvoice> {
@@ -97,6 +97,8 @@ export async function writeInvoice(
     onDocument?.(doc, seq);
   }
   const eventAt = deps.clock.now();
+  // The booking (journal entry and lines) goes into the invoice's statement as well.
+  const bookings = doc ? deps.bookingWrites(trx, company, doc, input.invoiceId, lockedUntil) : [];
   const viewOf = <R>(invoice: R) => ({
     ...invoice,
     customer_external_ref: customer.external_ref,
@@ -136,10 +138,10 @@ export async function writeInvoice(
             }).write,
           ]
         : []),
+      ...bookings,
       ...(input.alongside ?? []),
     ],
   );
-  if (doc) await deps.book(trx, company, doc, input.invoiceId, { newDocument: true, lockedUntil });
   // Everything the view shows is known here: no read back (a 4-way join costs PGlite ~3 ms).
   const row: InvoiceViewRow = viewOf(inserted);
   return { row, doc };
