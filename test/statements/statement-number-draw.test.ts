@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
-import { createQueryId, type KyselyPlugin, sql } from 'kysely';
-import type { Database } from '../../src/db/connection.ts';
+import { sql } from 'kysely';
 import { inTransaction } from '../../src/db/transaction.ts';
 import type { CompanyRow } from '../../src/modules/invoicing/build-document.ts';
 import { issueDraftStatement } from '../../src/modules/statements/index.ts';
@@ -12,6 +11,7 @@ import { type TestApp, testApp } from '../helpers/app.ts';
 import { BIN, type Booted, type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { usePostgres } from '../helpers/database.ts';
 import { poll, type Watched, watch } from '../helpers/processes.ts';
+import { recording } from '../helpers/recording.ts';
 
 // Issue 26, point 3: a statement's number is drawn last in its transaction. The range row
 // (one per kind and year, shared by every statement of the run) stays locked from the draw
@@ -19,30 +19,8 @@ import { poll, type Watched, watch } from '../helpers/processes.ts';
 // the writes that carry the number after it. Numbers stay gapless: a failure after the draw
 // rolls the draw back with everything else.
 
-/** "update number_ranges", "select period_locks", …: the verb and first table of each statement a transaction ran. */
-function recording(db: Database): { db: Database; statements: string[] } {
-  const statements: string[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery({ node }) {
-      const text = db.getExecutor().compileQuery(node, createQueryId()).sql.replace(/\s+/g, ' ').trim().toLowerCase();
-      // A data-modifying WITH that inserts into several tables (the entry with its lines) is one statement.
-      const inserts = [...text.matchAll(/insert into "?(\w+)"?/g)].map((match) => match[1]);
-      if (text.startsWith('with ') && inserts.length > 0) {
-        statements.push(`insert ${inserts.join('+')}`);
-        return node;
-      }
-      const verb = /^(select|insert into|update|delete from)\b/.exec(text)?.[1] ?? text.split(' ')[0];
-      const table = verb === 'select' ? /\bfrom "?(\w+)"?/.exec(text)?.[1] : /^(?:insert into|update|delete from) "?(\w+)"?/.exec(text)?.[1];
-      statements.push(`${verb?.replace(/ (into|from)$/, '')} ${table ?? ''}`.trim());
-      return node;
-    },
-    transformResult: async ({ result }) => result,
-  };
-  return { db: db.withPlugin(plugin), statements };
-}
-
-/** What follows the draw: only writes that carry the number — the statement, its booking (entry and lines in one statement), its event. */
-const AFTER_THE_DRAW = ['update commission_statements', 'insert journal_entries+journal_lines', 'insert events'];
+/** What follows the draw: only writes that carry the number — the statement, its event and its booking, in one statement. */
+const AFTER_THE_DRAW = ['with update commission_statements + insert events + insert journal_entries + insert journal_lines'];
 
 function assertDrawnLast(statements: string[]) {
   const first = statements.indexOf('update number_ranges');

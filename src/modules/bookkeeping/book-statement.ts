@@ -5,7 +5,7 @@ import type { StatementDocument } from '../statements/statement-document.ts';
 import { type AccountPlan, accountPlan, creditorAccount, TAX_KEY_INPUT_VAT_19 } from './accounts.ts';
 import type { BookingKnowns } from './book-invoice.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
-import { findEntryByDocument, insertJournalEntry, lockedUntil } from './journal.repository.ts';
+import { findEntryByDocument, insertJournalEntry, journalEntryWrites, lockedUntil, type NewJournalEntry } from './journal.repository.ts';
 import { assertBalanced, centsOf, type JournalLine, mirror } from './journal.ts';
 
 // Revenue-share statements (german-rules §6.2, §7.2): the commission a company owes its
@@ -140,25 +140,7 @@ export async function bookStatement(
   if (locked !== null && doc.issueDate <= locked)
     throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
 
-  const inserted = await insertJournalEntry(
-    trx,
-    {
-      company_id: companyId,
-      id: newId('jen'),
-      entry_date: doc.issueDate,
-      document_type: 'commission_statement',
-      document_id: statementId,
-      document_number: doc.number,
-      description: describe(doc),
-      chart,
-      service_date: doc.period.end,
-      counterparty_vat_id: partnerVatId(doc),
-      // A cancellation settles the open item of the statement it cancels (DATEV Belegfeld 1).
-      settles_number:
-        doc.type === 'cancellation' && doc.precedingStatement && doc.precedingStatement.number !== doc.number ? doc.precedingStatement.number : null,
-    },
-    lines,
-  );
+  const inserted = await insertJournalEntry(trx, statementEntry(companyId, chart, doc, statementId), lines);
   if (inserted) return true;
   // A concurrent transaction booked it first.
   const winner = await findEntryByDocument(trx, companyId, 'commission_statement', statementId);
@@ -210,4 +192,35 @@ function describe(doc: StatementDocument): string {
 export function partnerVatId(doc: Pick<StatementDocument, 'partner'>): string | null {
   const compact = (doc.partner.vatId ?? '').replace(/[\s.-]/g, '').toUpperCase();
   return /^[A-Z]{2}[A-Z0-9+*]{2,13}$/.test(compact) ? compact : null;
+}
+
+/**
+ * The booking of a statement issued in the caller's transaction (no earlier booking can
+ * exist) as inserts not yet run, for the issuing's own statement (issue 26; as
+ * newInvoiceBookingWrites). None for a zero statement; refuses a locked period.
+ */
+export function newStatementBookingWrites(trx: Trx, companyId: string, chart: Chart, doc: StatementDocument, statementId: string, lockedUntil: string | null) {
+  const lines = statementJournalLines(chart, doc);
+  if (lines.length === 0) return [];
+  if (lockedUntil !== null && doc.issueDate <= lockedUntil)
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${lockedUntil}; ${doc.number} is dated ${doc.issueDate}`, lockedUntil);
+  return journalEntryWrites(trx, statementEntry(companyId, chart, doc, statementId), lines);
+}
+
+function statementEntry(companyId: string, chart: Chart, doc: StatementDocument, statementId: string): NewJournalEntry {
+  return {
+    company_id: companyId,
+    id: newId('jen'),
+    entry_date: doc.issueDate,
+    document_type: 'commission_statement',
+    document_id: statementId,
+    document_number: doc.number,
+    description: describe(doc),
+    chart,
+    service_date: doc.period.end,
+    counterparty_vat_id: partnerVatId(doc),
+    // A cancellation settles the open item of the statement it cancels (DATEV Belegfeld 1).
+    settles_number:
+      doc.type === 'cancellation' && doc.precedingStatement && doc.precedingStatement.number !== doc.number ? doc.precedingStatement.number : null,
+  };
 }

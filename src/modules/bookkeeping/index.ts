@@ -4,7 +4,7 @@ export { type BookingKnowns, type BookingResult, bookInvoice, invoiceJournalLine
 export { bookPartnerInvoice, type PartnerInvoiceToBook, partnerInvoiceJournalLines, reversePartnerInvoice, vatDatevDerives } from './book-partner-invoice.ts';
 export { bookPaymentReversals, bookPayments, type PaymentToBook, paymentJournalLines, reversalJournalLines } from './book-payments.ts';
 export { bookPayout, MONEY_IN_TRANSIT, type PayoutToBook, payoutJournalLines } from './book-payout.ts';
-export { bookStatement, statementJournalLines } from './book-statement.ts';
+export { bookStatement, newStatementBookingWrites, statementJournalLines } from './book-statement.ts';
 export { BookkeepingError, type BookkeepingErrorCode } from './bookkeeping-error.ts';
 export {
   createDatevExport,

@@ -138,8 +138,8 @@ async function billNextDate(trx: Trx, deps: BillingDeps, companyId: string, cont
   // What needs no invoice row goes first: from the invoice number's draw in writeInvoice to
   // the commit, every other billing transaction of the company waits on the number's row
   // lock (and the change feed's), so the fewer statements after the draw, the more
-  // contracts a run bills per second (issue 26). The cycle and the credits used refer to
-  // the invoice row and follow it.
+  // contracts a run bills per second (issue 26). The cycle refers to the invoice row: it
+  // goes into the invoice's own statement; the credits used (rare) follow it.
   await moveOn(trx, companyId, contractId, plan, now);
   if (issue)
     await enqueueJob(trx, {

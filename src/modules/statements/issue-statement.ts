@@ -1,9 +1,9 @@
 import { drawNumberInTransaction } from '../../db/number-ranges.ts';
 import type { Trx } from '../../db/transaction.ts';
-import { enqueueJob, recordEvent } from '../../jobs/index.ts';
+import { enqueueJob, eventWrite } from '../../jobs/index.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
-import { bookStatement, lockedUntil } from '../bookkeeping/index.ts';
+import { lockedUntil, newStatementBookingWrites } from '../bookkeeping/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { buildStatementDocument, type PartnerRow } from './build-statement.ts';
 import { type PartnerContact, partnerContact, xrechnungContactGaps, xrechnungContactSentence } from './partner-contact.ts';
@@ -115,32 +115,47 @@ export async function issueStatement(
     { iban: null },
     contact,
   );
-  const issued = await trx
-    .updateTable('commission_statements')
-    .set({
-      status: 'issued',
-      kind: statement.kind,
-      e_invoice_format: statement.e_invoice_format,
-      held_reason: null,
-      number,
-      issue_date: issueDate,
-      document: JSON.stringify(doc),
-      updated_at: now,
-      ...(input.decidedBy ? { decided_by: input.decidedBy } : {}),
-    })
-    .where('company_id', '=', company.id)
-    .where('id', '=', statement.id)
-    .where('status', '=', 'draft')
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const set = {
+    status: 'issued' as const,
+    kind: statement.kind,
+    e_invoice_format: statement.e_invoice_format,
+    held_reason: null,
+    number,
+    issue_date: issueDate,
+    updated_at: now,
+    ...(input.decidedBy ? { decided_by: input.decidedBy } : {}),
+  };
+  // The statement issued, its booking and the event in one statement (a data-modifying
+  // WITH), under the number's row lock (issue 26). The event shows the row as it will be:
+  // the draft with what is set here. If the draft was issued meanwhile, no row is updated
+  // and the statement's select fails: the transaction rolls back whole.
+  const issuing = trx
+    .with('issued', () =>
+      trx
+        .updateTable('commission_statements')
+        .set({ ...set, document: JSON.stringify(doc) })
+        .where('company_id', '=', company.id)
+        .where('id', '=', statement.id)
+        .where('status', '=', 'draft')
+        .returningAll(),
+    )
+    .with(
+      'event',
+      () =>
+        eventWrite(trx, {
+          companyId: company.id,
+          type: 'commission_statement.issued',
+          subjectId: statement.id,
+          data: statementView({ ...statement, ...set, document: doc }, { partnerName: partner.name, hasPdf: false, hasXml: false }),
+          createdAt: now,
+        }).write,
+    );
   // A draft is never booked: the booking is the statement's first (the number is new here).
-  if (booked) await bookStatement(trx, company.id, company.chart, doc, statement.id, { newDocument: true, lockedUntil: periodLock });
-  await recordEvent(trx, {
-    companyId: company.id,
-    type: 'commission_statement.issued',
-    subjectId: statement.id,
-    data: statementView(issued, { partnerName: partner.name, hasPdf: false, hasXml: false }),
-    createdAt: now,
+  const bookings = booked ? newStatementBookingWrites(trx, company.id, company.chart, doc, statement.id, periodLock) : [];
+  let withBookings = issuing;
+  bookings.forEach((write, i) => {
+    withBookings = withBookings.with(`booking_${i}`, () => write) as unknown as typeof issuing;
   });
+  const issued = await withBookings.selectFrom('issued').selectAll().executeTakeFirstOrThrow();
   return issued;
 }
