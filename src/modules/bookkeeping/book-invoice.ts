@@ -5,7 +5,7 @@ import type { InvoiceDocument } from '../invoicing/document.ts';
 import { accountPlan, debtorAccount, outputVatAccount, revenueAccount } from './accounts.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { findEntryByDocument, insertJournalEntry, journalEntryWrites, lockedUntil, type NewJournalEntry } from './journal.repository.ts';
-import { assertBalanced, centsOf, type JournalLine, mirror } from './journal.ts';
+import { assertBalanced, assertDatedAfterLock, centsOf, type JournalLine, mirror } from './journal.ts';
 
 export type BookingResult = {
   /** booked now; already_booked: an earlier call booked this document (nothing written); nothing_to_book: a zero invoice. */
@@ -43,7 +43,7 @@ export async function bookInvoice(
   if (lines.length === 0) return { status: 'nothing_to_book', entryId: null, lines };
 
   const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
-  assertOpen(locked, doc);
+  assertDatedAfterLock(locked, doc);
   const entryId = newId('jen');
   const inserted = await insertJournalEntry(trx, invoiceEntry(companyId, chart, doc, documentId, entryId), lines);
   if (!inserted) {
@@ -63,13 +63,8 @@ export async function bookInvoice(
 export function newInvoiceBookingWrites(trx: Trx, companyId: string, chart: Chart, doc: InvoiceDocument, documentId: string, lockedUntil: string | null) {
   const lines = invoiceJournalLines(chart, doc);
   if (lines.length === 0) return [];
-  assertOpen(lockedUntil, doc);
+  assertDatedAfterLock(lockedUntil, doc);
   return journalEntryWrites(trx, invoiceEntry(companyId, chart, doc, documentId, newId('jen')), lines);
-}
-
-function assertOpen(locked: string | null, doc: InvoiceDocument) {
-  if (locked !== null && doc.issueDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
 }
 
 function invoiceEntry(companyId: string, chart: Chart, doc: InvoiceDocument, documentId: string, entryId: string): NewJournalEntry {

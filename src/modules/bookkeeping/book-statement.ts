@@ -6,7 +6,7 @@ import { type AccountPlan, accountPlan, creditorAccount, TAX_KEY_INPUT_VAT_19 } 
 import type { BookingKnowns } from './book-invoice.ts';
 import { BookkeepingError } from './bookkeeping-error.ts';
 import { findEntryByDocument, insertJournalEntry, journalEntryWrites, lockedUntil, type NewJournalEntry } from './journal.repository.ts';
-import { assertBalanced, centsOf, type JournalLine, mirror } from './journal.ts';
+import { assertBalanced, assertDatedAfterLock, centsOf, type JournalLine, mirror } from './journal.ts';
 
 // Revenue-share statements (german-rules §6.2, §7.2): the commission a company owes its
 // partner is an expense against the partner's creditor account (Kreditor = creditor number).
@@ -137,8 +137,7 @@ export async function bookStatement(
   if (lines.length === 0) return false;
 
   const locked = known.lockedUntil !== undefined ? known.lockedUntil : await lockedUntil(trx, companyId);
-  if (locked !== null && doc.issueDate <= locked)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
+  assertDatedAfterLock(locked, doc);
 
   const inserted = await insertJournalEntry(trx, statementEntry(companyId, chart, doc, statementId), lines);
   if (inserted) return true;
@@ -202,8 +201,7 @@ export function partnerVatId(doc: Pick<StatementDocument, 'partner'>): string | 
 export function newStatementBookingWrites(trx: Trx, companyId: string, chart: Chart, doc: StatementDocument, statementId: string, lockedUntil: string | null) {
   const lines = statementJournalLines(chart, doc);
   if (lines.length === 0) return [];
-  if (lockedUntil !== null && doc.issueDate <= lockedUntil)
-    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${lockedUntil}; ${doc.number} is dated ${doc.issueDate}`, lockedUntil);
+  assertDatedAfterLock(lockedUntil, doc);
   return journalEntryWrites(trx, statementEntry(companyId, chart, doc, statementId), lines);
 }
 

@@ -41,3 +41,9 @@ export function assertBalanced(lines: readonly JournalLine[]): void {
 export function mirror(lines: readonly JournalLine[]): JournalLine[] {
   return lines.map((line) => ({ ...line, side: line.side === 'S' ? 'H' : 'S' }));
 }
+
+/** Refuses a numbered document dated on or before the company's period lock (period_locked). */
+export function assertDatedAfterLock(locked: string | null, doc: { number: string; issueDate: string }): void {
+  if (locked !== null && doc.issueDate <= locked)
+    throw new BookkeepingError('period_locked', `the accounting period is locked up to ${locked}; ${doc.number} is dated ${doc.issueDate}`, locked);
+}
