@@ -1,7 +1,7 @@
-import { type InsertQueryBuilder, type InsertResult, type Selectable, sql } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { type Selectable, sql } from 'kysely';
 import type { InvoiceOrigin, InvoicesTable } from '../../db/schema-invoicing.ts';
 import type { Trx } from '../../db/transaction.ts';
+import { type WriteInStatement, withWrites } from '../../db/with-writes.ts';
 import type { CreateInvoiceBody } from './create-invoice-input.ts';
 import type { InvoiceDocument } from './document.ts';
 import { changeSeqDraw } from './invoice-changes.ts';
@@ -34,7 +34,7 @@ export async function insertInvoice(
    * less there (issue 26). A write may refer to the invoice row by foreign key: checked at
    * the statement's end.
    */
-  alongsideOf?: (invoice: PredictedInvoiceRow) => readonly AlongsideWrite[],
+  alongsideOf?: (invoice: PredictedInvoiceRow) => readonly WriteInStatement[],
 ) {
   const { companyId, invoiceId, doc, lines } = input;
   // A draft's totals use the rates sent; at issue the verdict has confirmed them.
@@ -123,11 +123,7 @@ export async function insertInvoice(
     .with('change', () => changeSeqDraw(trx, companyId))
     .with('written_invoice', () => insertInvoiceRow)
     .with('written_lines', (db) => db.insertInto('invoice_lines').values(lineRows));
-  let statement = written;
-  alongside.forEach((write, i) => {
-    statement = statement.with(`alongside_${i}`, () => write) as unknown as typeof written;
-  });
-  return statement.selectFrom('written_invoice').selectAll().executeTakeFirstOrThrow();
+  return withWrites(written, alongside, 'alongside').selectFrom('written_invoice').selectAll().executeTakeFirstOrThrow();
 }
 
 /** The columns the invoice's statement returns (what the view needs of the row). */
@@ -156,7 +152,3 @@ const RETURNED = [
 ] as const;
 
 export type PredictedInvoiceRow = Omit<Selectable<InvoicesTable>, Exclude<keyof InvoicesTable, (typeof RETURNED)[number]> | 'change_seq'>;
-
-/** An insert that can go into the invoice's statement (insertInvoice's `alongsideOf`). */
-// biome-ignore lint/suspicious/noExplicitAny: any table of the database
-export type AlongsideWrite = InsertQueryBuilder<DB, any, InsertResult>;

@@ -1,13 +1,13 @@
 import type { Database } from '../../db/connection.ts';
 import type { Liveness } from '../../db/liveness.ts';
 import type { Trx } from '../../db/transaction.ts';
+import type { WriteInStatement } from '../../db/with-writes.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { BookingKnowns } from '../bookkeeping/index.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import type { EarlyRenders } from './early-render.ts';
-import type { AlongsideWrite } from './insert-invoice.ts';
 import type { SendError } from './invoice-view.ts';
 import type { RenderPool } from './render/render-pool.ts';
 import { renderFailureForLog } from './render-failure.ts';
@@ -27,7 +27,7 @@ export type InvoicingDeps = {
    * The booking of an invoice issued in this transaction as inserts for its own statement
    * (writeInvoice); throws period_locked like `book`. `lockedUntil`: as read in `trx`.
    */
-  bookingWrites(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, lockedUntil: string | null): readonly AlongsideWrite[];
+  bookingWrites(trx: Trx, company: CompanyRow, doc: InvoiceDocument, documentId: string, lockedUntil: string | null): readonly WriteInStatement[];
   /** `messageId`: the attempt's (mail-attempts.ts); absent: the invoice's stable one. */
   mail(
     company: CompanyRow,

@@ -1,4 +1,5 @@
 import type { Trx } from '../../db/transaction.ts';
+import type { WriteInStatement } from '../../db/with-writes.ts';
 import { eventWrite } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { CustomerRow } from '../customers/customers.repository.ts';
@@ -6,7 +7,7 @@ import { amountLimitIssues } from './amount-limits.ts';
 import type { CompanyRow } from './build-document.ts';
 import type { InvoiceDocument } from './document.ts';
 import { drawInvoiceNumber } from './draw-invoice-number.ts';
-import { type AlongsideWrite, insertInvoice } from './insert-invoice.ts';
+import { insertInvoice } from './insert-invoice.ts';
 import { invoiceView } from './invoice-view.ts';
 import type { InvoiceViewRow } from './invoices.repository.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
@@ -43,7 +44,7 @@ export type InvoiceToWrite = {
    * Writes of the caller that go into the invoice's statement (a contract's cycle): they run
    * under the number's row lock, each a round trip less there (issue 26).
    */
-  alongside?: readonly AlongsideWrite[];
+  alongside?: readonly WriteInStatement[];
 };
 
 export type WrittenInvoice = { row: InvoiceViewRow; doc: InvoiceDocument | null };

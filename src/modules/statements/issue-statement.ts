@@ -1,5 +1,6 @@
 import { drawNumberInTransaction } from '../../db/number-ranges.ts';
 import type { Trx } from '../../db/transaction.ts';
+import { withWrites } from '../../db/with-writes.ts';
 import { enqueueJob, eventWrite } from '../../jobs/index.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
@@ -152,10 +153,6 @@ export async function issueStatement(
     );
   // A draft is never booked: the booking is the statement's first (the number is new here).
   const bookings = booked ? newStatementBookingWrites(trx, company.id, company.chart, doc, statement.id, periodLock) : [];
-  let withBookings = issuing;
-  bookings.forEach((write, i) => {
-    withBookings = withBookings.with(`booking_${i}`, () => write) as unknown as typeof issuing;
-  });
-  const issued = await withBookings.selectFrom('issued').selectAll().executeTakeFirstOrThrow();
+  const issued = await withWrites(issuing, bookings, 'booking').selectFrom('issued').selectAll().executeTakeFirstOrThrow();
   return issued;
 }
