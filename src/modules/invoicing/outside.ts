@@ -48,19 +48,13 @@ export function invoicingOutside(options: {
     render: (doc) => renderer.render(doc),
     renderStatement: (doc) => renderer.renderStatement(doc),
     async book(trx, company, doc, documentId, known) {
-      try {
-        await bookInvoice(trx, company.id, company.chart, doc, documentId, known);
-      } catch (error) {
-        if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
-        throw error;
-      }
+      await bookInvoice(trx, company.id, company.chart, doc, documentId, known).catch(periodLockedAsAppError);
     },
     bookingWrites(trx, company, doc, documentId, lockedUntil) {
       try {
         return newInvoiceBookingWrites(trx, company.id, company.chart, doc, documentId, lockedUntil);
       } catch (error) {
-        if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
-        throw error;
+        return periodLockedAsAppError(error);
       }
     },
     async mail(company, doc, files, messageId) {
@@ -76,4 +70,10 @@ export function invoicingOutside(options: {
       if (ownsRenderer) await renderer.close();
     },
   };
+}
+
+/** A booking refused for a locked period as the invoice operations' period_locked; any other error as it is. */
+function periodLockedAsAppError(error: unknown): never {
+  if (error instanceof BookkeepingError && error.code === 'period_locked') throw new AppError('period_locked', {}, error.message);
+  throw error;
 }
