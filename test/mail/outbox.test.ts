@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
@@ -61,6 +61,25 @@ describe('outbox without SMTP', () => {
       '20260115-093005-same_kontor-2.eml',
       '20260115-093005-same_kontor.eml',
     ]);
+  });
+
+  test('an outbox folder removed while the process runs, or loose before its first mail, is made owner-only again', async () => {
+    const mail = { ...invoiceMail(invoiceDocument(), { pdf: pdfBytes, xml: null }), messageId: '<again@kontor>' };
+    const folder = path.join(data.dir, 'outbox', 'com_outbox04');
+    assert.ok((await mailer.send(company(null, 'com_outbox04'), mail)).ok);
+    // Removed by hand while the process runs: the next mail makes the folder again.
+    await rm(folder, { recursive: true });
+    const again = await mailer.send(company(null, 'com_outbox04'), mail);
+    assert.ok(again.ok && again.path?.startsWith(folder));
+    assert.equal((await stat(folder)).mode & 0o777, 0o700);
+    assert.deepEqual(await readdir(folder), [path.basename(again.path!)]);
+    // A folder that was loose before this process's first mail to it is tightened then.
+    const other = path.join(data.dir, 'outbox', 'com_outbox05');
+    await rm(other, { recursive: true, force: true });
+    await mkdir(other, { mode: 0o755 });
+    await chmod(other, 0o755);
+    assert.ok((await mailer.send(company(null, 'com_outbox05'), mail)).ok);
+    assert.equal((await stat(other)).mode & 0o777, 0o700);
   });
 
   test('a missing recipient is recipient_missing and writes nothing', async () => {

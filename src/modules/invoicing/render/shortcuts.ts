@@ -6,7 +6,8 @@
 // level 1 for the PDF's streams (pdf/deflate.ts), giving the same objects and the same
 // inflated streams; and text widths measured once per process (pdf/fonts.ts), giving the
 // widths pdfkit computes; and a stream's drawing operators turned into bytes at once
-// (pdf/stream-writes.ts), giving pdfkit's bytes. The renderer tests switch them off to
+// (pdf/stream-writes.ts), giving pdfkit's bytes; and numeral words put together from their
+// characters' runs, other words kept as plain runs (pdf/fonts.ts), giving fontkit's runs. The renderer tests switch them off to
 // render every fixture the libraries' way and compare; nothing else touches this.
 export const shortcuts = {
   ciiEngine: true,
@@ -16,6 +17,7 @@ export const shortcuts = {
   pdfDeflate: true,
   widthCache: true,
   stringWrites: true,
+  wordRuns: true,
 };
 
 export type Shortcuts = typeof shortcuts;
@@ -34,7 +36,16 @@ export async function withShortcuts<T>(settings: Partial<Shortcuts>, render: () 
 /** Runs `render` with every shortcut off: the libraries' own paths. */
 export function withoutShortcuts<T>(render: () => Promise<T>): Promise<T> {
   return withShortcuts(
-    { ciiEngine: false, subsetWriter: false, nativeChecksum: false, outputIntent: false, pdfDeflate: false, widthCache: false, stringWrites: false },
+    {
+      ciiEngine: false,
+      subsetWriter: false,
+      nativeChecksum: false,
+      outputIntent: false,
+      pdfDeflate: false,
+      widthCache: false,
+      stringWrites: false,
+      wordRuns: false,
+    },
     render,
   );
 }

@@ -129,14 +129,80 @@ function layoutCacheFor(font: ParsedFont): Record<string, unknown> {
   return cache;
 }
 
+/** A shaped run as pdfkit reads it: glyphs, their positions (in 1/1000 em) and the sum of advances. */
+type Run = { glyphs: unknown[]; positions: { xAdvance: number }[]; advanceWidth: number };
+
 /** pdfkit's EmbeddedFont: the fields this module touches (not in the typings). */
 type EmbeddedFont = {
   font: ParsedFont;
   layoutCache?: Record<string, unknown>;
   subset?: unknown;
   layout(text: string, features: unknown, onlyWidth: boolean): { advanceWidth: number };
+  layoutRun(text: string): Run;
+  layoutCached(text: string): Run;
   widthOfString(text: string, size: number, features?: unknown): number;
 };
+
+/**
+ * Characters that no substitution or positioning of DejaVu Sans (regular or bold) ties to a
+ * neighbour: shaping a word made only of them gives each character's own glyph at its own
+ * advance. Checked for every pair and triple and for random longer words in
+ * test/invoicing/render/numeral-runs.test.ts; letters are not among them (kerning: "Te",
+ * "A-", "F."). The no-break space is: amounts are written "1.234,56 €" with one.
+ */
+export const NUMERAL_WORD = /^[0-9,.€ \u00a0+\-%/:()#]+$/;
+
+/** Each numeral character's one-glyph run per font (pdfkit's scaled position), shaped once per process. */
+const numeralGlyphs = new Map<ParsedFont, Map<string, { glyph: unknown; position: { xAdvance: number } }>>();
+
+/**
+ * The run fontkit would shape for a numeral word (amounts, dates, numbers: most of the words
+ * a document prints that no other document prints), put together from its characters'
+ * runs: the same glyph objects, the same position objects' values, the same sum in the same
+ * order as fontkit's GlyphRun.advanceWidth. Shaping one with fontkit cost ~20 µs, ~1.3 ms of
+ * a 20-line statement (issue 26); such words are not kept in the shared cache either, so they
+ * no longer push the recurring words out of it.
+ */
+function numeralRun(embedded: EmbeddedFont, text: string): Run {
+  let singles = numeralGlyphs.get(embedded.font);
+  if (!singles) {
+    singles = new Map();
+    numeralGlyphs.set(embedded.font, singles);
+  }
+  const glyphs: unknown[] = [];
+  const positions: { xAdvance: number }[] = [];
+  let advanceWidth = 0;
+  for (const char of text) {
+    let single = singles.get(char);
+    if (!single) {
+      const run = embedded.layoutRun(char);
+      single = { glyph: run.glyphs[0], position: run.positions[0]! };
+      singles.set(char, single);
+    }
+    glyphs.push(single.glyph);
+    positions.push(single.position);
+    advanceWidth += single.position.xAdvance;
+  }
+  return { glyphs, positions, advanceWidth };
+}
+
+/**
+ * pdfkit's layoutCached, with numeral words put together (numeralRun) and other words kept
+ * as plain runs: fontkit's GlyphRun sums its positions anew on every read of advanceWidth,
+ * and pdfkit reads it for every word it lays out. pdfkit never changes a run it got.
+ */
+function useWordRuns(embedded: EmbeddedFont): void {
+  embedded.layoutCached = function (text: string): Run {
+    const cache = this.layoutCache as Record<string, Run> | undefined;
+    const cached = cache?.[text];
+    if (cached) return cached;
+    if (NUMERAL_WORD.test(text)) return numeralRun(this, text);
+    const shaped = this.layoutRun(text);
+    const run = { glyphs: shaped.glyphs, positions: shaped.positions, advanceWidth: shaped.advanceWidth };
+    if (cache) cache[text] = run;
+    return run;
+  };
+}
 
 /**
  * Measured strings, shared by all documents of this process like the shaped words: a line
@@ -183,6 +249,7 @@ function useSharedLayoutCache(pdf: PDFKit.PDFDocument, name: string): void {
   if (embedded.layoutCache) embedded.layoutCache = layoutCacheFor(embedded.font);
   if (shortcuts.subsetWriter) useDirectSubsetWriter(embedded.subset);
   if (shortcuts.widthCache) useSharedWidths(embedded);
+  if (shortcuts.wordRuns) useWordRuns(embedded);
 }
 
 export function registerFonts(pdf: PDFKit.PDFDocument): void {
