@@ -87,17 +87,21 @@ export async function recordEvent(trx: Trx, input: RecordEventInput): Promise<st
  * (a data-modifying WITH; the invoice's, which runs under the number's row lock, issue 26).
  */
 export function eventWrite(trx: Trx, input: RecordEventInput) {
+  const row = eventRow(input);
+  return { id: row.id, write: trx.insertInto('events').values(row) };
+}
+
+/** The outbox row recordEvent writes, for a caller that writes it in its own SQL. */
+export function eventRow(input: RecordEventInput) {
   checkType(input.type);
-  const id = newId('evt');
-  const write = trx.insertInto('events').values({
+  return {
     company_id: input.companyId,
-    id,
+    id: newId('evt'),
     type: input.type,
     subject_id: input.subjectId ?? null,
     data: JSON.stringify(input.data ?? null),
     ...(input.createdAt ? { created_at: input.createdAt } : {}),
-  });
-  return { id, write };
+  };
 }
 
 const EVENT_COLUMNS: ColumnTypes<'events'> = { company_id: 'text', id: 'text', type: 'text', subject_id: 'text', data: 'jsonb', created_at: 'timestamptz' };

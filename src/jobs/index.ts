@@ -3,7 +3,7 @@
 
 export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
 export { type ClaimOptions, claimJobs, handBackUnstarted, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
-export { type EnqueueJobInput, enqueueJob, eventWrite, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
+export { type EnqueueJobInput, enqueueJob, eventRow, eventWrite, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
 export {
   createJobRegistry,
   defineJob,

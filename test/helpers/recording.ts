@@ -22,7 +22,7 @@ export function recording(db: Database): { db: Database; statements: string[] } 
         return node;
       }
       const verb = /^(select|insert into|update|delete from)\b/.exec(text)?.[1] ?? text.split(' ')[0];
-      const table = verb === 'select' ? /\bfrom "?(\w+)"?/.exec(text)?.[1] : /^(?:insert into|update|delete from) "?(\w+)"?/.exec(text)?.[1];
+      const table = verb === 'select' ? /\bfrom "?(\w+)"?/.exec(outermost(text))?.[1] : /^(?:insert into|update|delete from) "?(\w+)"?/.exec(text)?.[1];
       labels.set(queryId.queryId, `${verb?.replace(/ (into|from)$/, '')} ${table ?? ''}`.trim());
       return node;
     },
@@ -33,4 +33,11 @@ export function recording(db: Database): { db: Database; statements: string[] } 
     },
   };
   return { db: db.withPlugin(plugin), statements };
+}
+
+/** The statement without anything in parentheses (subqueries): its own FROM is the first left. */
+function outermost(text: string): string {
+  let flat = text;
+  while (/\([^()]*\)/.test(flat)) flat = flat.replace(/\([^()]*\)/g, '');
+  return flat;
 }

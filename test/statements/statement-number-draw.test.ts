@@ -67,6 +67,13 @@ describe('the statement number is drawn after everything that does not need it',
     const made = await inTransaction(db, (trx) => makeStatement(trx, { company, partnerId: partner, period, issueDate: '2026-11-01', now: t.clock.now() }));
     assert.equal(made.outcome, 'made');
     assertDrawnLast(statements);
+    // The draft, its entries, the partner's balance and the run's row: one statement.
+    assert.deepEqual(
+      statements.filter(
+        (s) => !s.startsWith('select') && /commission_(entries|statement_runs)|update commission_partners|insert commission_statements/.test(s),
+      ),
+      ['with update commission_entries + update commission_partners + insert commission_statement_runs + insert commission_statements'],
+    );
   });
 
   test('when a person issues a draft: the same', async () => {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
-import { defineJob, PermanentJobError, recordEvent } from '../../jobs/index.ts';
+import { defineJob, eventRow, PermanentJobError, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import type { Mailer } from '../mail/index.ts';
@@ -41,16 +41,21 @@ export async function statementFiles(
   companyId: string,
   statementId: string,
   document?: StatementDocument | null,
+  /** false: the caller has just read that no PDF is stored (the look-up is skipped). */
+  stored?: false,
 ): Promise<StatementFiles | null> {
   const { db } = deps;
-  const stored = await db
-    .selectFrom('commission_statement_files')
-    .select(['kind', 'content'])
-    .where('company_id', '=', companyId)
-    .where('statement_id', '=', statementId)
-    .execute();
-  const pdf = stored.find((f) => f.kind === 'pdf')?.content;
-  if (pdf) return { pdf: Buffer.from(pdf), xml: stored.find((f) => f.kind === 'xml')?.content ?? null };
+  const found =
+    stored === false
+      ? []
+      : await db
+          .selectFrom('commission_statement_files')
+          .select(['kind', 'content'])
+          .where('company_id', '=', companyId)
+          .where('statement_id', '=', statementId)
+          .execute();
+  const pdf = found.find((f) => f.kind === 'pdf')?.content;
+  if (pdf) return { pdf: Buffer.from(pdf), xml: found.find((f) => f.kind === 'xml')?.content ?? null };
   const doc =
     document !== undefined
       ? document
@@ -97,36 +102,51 @@ export async function mailStatement(
   onSent?: OnStatementSent,
 ): Promise<DeliverOutcome> {
   const { db, clock } = deps;
+  // One read: the statement as it is (the sent event is built from it, recordSent), its
+  // company's mailbox, the partner, and whether its PDF is stored already.
   const row = await db
     .selectFrom('commission_statements as s')
     .innerJoin('companies as c', 'c.id', 's.company_id')
     .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 's.company_id').onRef('p.id', '=', 's.partner_id'))
+    .selectAll('s')
     .select([
-      's.status',
-      's.document',
-      's.mail_started_at',
       'c.name as company_name',
       'c.email as company_email',
       'c.smtp as company_smtp',
       'p.email as partner_email',
+      'p.name as partner_name',
+      sql<boolean>`exists (select 1 from commission_statement_files f where f.company_id = s.company_id and f.statement_id = s.id and f.kind = 'pdf')`.as(
+        'pdf_stored',
+      ),
     ])
     .where('s.company_id', '=', companyId)
     .where('s.id', '=', statementId)
     .executeTakeFirst();
   if (!row) throw new PermanentJobError(`no statement ${statementId}`);
-  const files = await statementFiles(deps, companyId, statementId, row.document as StatementDocument | null);
+  const {
+    company_name: companyName,
+    company_email: companyEmail,
+    company_smtp: companySmtp,
+    partner_email: partnerEmail,
+    partner_name: partnerName,
+    pdf_stored: pdfStored,
+    ...read
+  } = row;
+  const statement = read as StatementRow;
+  const files = await statementFiles(deps, companyId, statementId, row.document as StatementDocument | null, pdfStored ? undefined : false);
   if (!files) throw new PermanentJobError(`statement ${statementId} is a draft`);
   if (row.status !== 'issued') return 'unchanged';
   const doc = row.document as StatementDocument;
-  if (!row.partner_email) return 'stored';
+  if (!partnerEmail) return 'stored';
   const mailer = deps.mailer;
   if (!mailer) throw new Error('this process runs jobs without a mailer (JobDeps.mailer); the statement waits for one that has it');
-  const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.company_smtp as SmtpSettings | null };
+  const company = { id: companyId, name: companyName, email: companyEmail, smtp: companySmtp as SmtpSettings | null };
   const messageId = statementMessageId(companyId, statementId);
-  const to = row.partner_email;
+  const to = partnerEmail;
+  const sent = { to, hasXml: files.xml !== null, read: { statement, partnerName } };
   if (row.mail_started_at) {
     const left = await mailer.holds(company, messageId);
-    if (left !== false) return recordSent(deps, companyId, statementId, { to, hasXml: files.xml !== null }, onSent);
+    if (left !== false) return recordSent(deps, companyId, statementId, sent, onSent);
   }
   await db
     .updateTable('commission_statements')
@@ -143,46 +163,99 @@ export async function mailStatement(
     const failure = outcome.error.code === 'mail_unreachable' ? new Error(reason) : new PermanentJobError(reason);
     throw Object.assign(failure, { sendError: outcome.error });
   }
-  return recordSent(deps, companyId, statementId, { to, hasXml: files.xml !== null }, onSent);
+  return recordSent(deps, companyId, statementId, sent, onSent);
 }
+
+/** The statement changed between the delivery's read and its "sent" (rolls the attempt back). */
+class ChangedSinceRead extends Error {}
 
 async function recordSent(
   deps: { db: Database; clock: Clock },
   companyId: string,
   statementId: string,
-  sent: { to: string; hasXml: boolean },
+  sent: { to: string; hasXml: boolean; read: { statement: StatementRow; partnerName: string } },
   onSent?: OnStatementSent,
 ): Promise<DeliverOutcome> {
   const now = deps.clock.now();
-  const to = sent.to;
-  return inTransaction(deps.db, async (trx) => {
-    // One statement: the row marked sent, with its partner's name for the event. The files
-    // were stored before the mail left (statementFiles), a PDF always, the XML with an e-invoice.
-    const updated = await trx
-      .updateTable('commission_statements')
-      .set({ status: 'sent', sent_at: now, sent_to: to, updated_at: now })
-      .where('company_id', '=', companyId)
-      .where('id', '=', statementId)
-      .where('status', '=', 'issued')
-      .returningAll()
-      .returning(
-        sql<string>`(select p.name from commission_partners p where p.company_id = commission_statements.company_id and p.id = commission_statements.partner_id)`.as(
-          'partner_name',
-        ),
-      )
-      .executeTakeFirst();
-    if (!updated) return 'unchanged';
-    const { partner_name: partnerName, ...row } = updated;
-    await recordEvent(trx, {
-      companyId,
-      type: 'commission_statement.sent',
-      subjectId: statementId,
-      data: statementView(row, { partnerName, hasPdf: true, hasXml: sent.hasXml }),
-      createdAt: now,
-    });
-    await onSent?.(trx, row as StatementRow, now);
-    return 'sent';
+  try {
+    return await inTransaction(deps.db, (trx) => markSentAsRead(trx, companyId, statementId, sent, now, onSent));
+  } catch (error) {
+    if (!(error instanceof ChangedSinceRead)) throw error;
+    return inTransaction(deps.db, (trx) => markSent(trx, companyId, statementId, sent, now, onSent));
+  }
+}
+
+const sentView = (row: StatementRow, partnerName: string, hasXml: boolean) => statementView(row, { partnerName, hasPdf: true, hasXml });
+
+/**
+ * The row marked sent and `commission_statement.sent` in one statement (issue 26): the
+ * event's data is the row as read with the four columns this sets. Should the row as it
+ * comes back differ from that (a person changed the statement meanwhile), the attempt is
+ * rolled back and markSent does it in two statements. The files were stored before the
+ * mail left (statementFiles), a PDF always, the XML with an e-invoice.
+ */
+async function markSentAsRead(
+  trx: Trx,
+  companyId: string,
+  statementId: string,
+  sent: { to: string; hasXml: boolean; read: { statement: StatementRow; partnerName: string } },
+  now: Date,
+  onSent?: OnStatementSent,
+): Promise<DeliverOutcome> {
+  const { statement, partnerName } = sent.read;
+  const expected = sentView({ ...statement, status: 'sent', sent_at: now, sent_to: sent.to, updated_at: now }, partnerName, sent.hasXml);
+  const event = eventRow({ companyId, type: 'commission_statement.sent', subjectId: statementId, data: expected });
+  const { rows } = await sql<StatementRow & { partner_name: string }>`
+    with updated as (
+      update commission_statements set status = 'sent', sent_at = ${now}, sent_to = ${sent.to}, updated_at = ${now}
+      where company_id = ${companyId} and id = ${statementId} and status = 'issued'
+      returning *),
+    event as (
+      insert into events (company_id, id, type, subject_id, data, created_at)
+      select ${event.company_id}, ${event.id}, ${event.type}, ${event.subject_id}, ${event.data}::jsonb, ${now} from updated)
+    select updated.*, (select p.name from commission_partners p where p.company_id = updated.company_id and p.id = updated.partner_id) as partner_name
+    from updated`.execute(trx);
+  const updated = rows[0];
+  if (!updated) return 'unchanged';
+  const { partner_name: name, ...row } = updated;
+  if (JSON.stringify(sentView(row, name, sent.hasXml)) !== JSON.stringify(expected)) throw new ChangedSinceRead();
+  await onSent?.(trx, row as StatementRow, now);
+  return 'sent';
+}
+
+/** The row marked sent, then its event built from the row as written. */
+async function markSent(
+  trx: Trx,
+  companyId: string,
+  statementId: string,
+  sent: { to: string; hasXml: boolean },
+  now: Date,
+  onSent?: OnStatementSent,
+): Promise<DeliverOutcome> {
+  const updated = await trx
+    .updateTable('commission_statements')
+    .set({ status: 'sent', sent_at: now, sent_to: sent.to, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', statementId)
+    .where('status', '=', 'issued')
+    .returningAll()
+    .returning(
+      sql<string>`(select p.name from commission_partners p where p.company_id = commission_statements.company_id and p.id = commission_statements.partner_id)`.as(
+        'partner_name',
+      ),
+    )
+    .executeTakeFirst();
+  if (!updated) return 'unchanged';
+  const { partner_name: partnerName, ...row } = updated;
+  await recordEvent(trx, {
+    companyId,
+    type: 'commission_statement.sent',
+    subjectId: statementId,
+    data: sentView(row as StatementRow, partnerName, sent.hasXml),
+    createdAt: now,
   });
+  await onSent?.(trx, row as StatementRow, now);
+  return 'sent';
 }
 
 defineJob<DeliverStatementPayload>({
