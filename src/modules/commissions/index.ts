@@ -18,7 +18,7 @@ export { AttributionDecisionError, confirmAttribution, type DecidedAttribution, 
 export { partnerListQuery } from './entries.schemas.ts';
 export { divideHalfUp } from './ledger/accrual.ts';
 export { accrueInvoicePayments, type InvoicePaymentShare } from './ledger/accrue-payments.ts';
-export { applyBalanceDeltas, BalanceDeltas } from './ledger/balances.ts';
+export { applyBalanceDeltas, BalanceDeltas, balanceMoveWrite } from './ledger/balances.ts';
 export { type InvoicePaymentReversal, reverseInvoicePayments } from './ledger/reverse-payments.ts';
 export { decodeSeqCursor, encodeSeqCursor, listedPartner, type PartnerListQuery } from './list-entries.ts';
 export { partnerView } from './partner-view.ts';

@@ -187,6 +187,22 @@ async function recordSent(
 
 const sentView = (row: StatementRow, partnerName: string, hasXml: boolean) => statementView(row, { partnerName, hasPdf: true, hasXml });
 
+/** The row marked sent (while it is issued), returned with its partner's name for the event. */
+function sentUpdate(trx: Trx, companyId: string, statementId: string, to: string, now: Date) {
+  return trx
+    .updateTable('commission_statements')
+    .set({ status: 'sent', sent_at: now, sent_to: to, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', statementId)
+    .where('status', '=', 'issued')
+    .returningAll()
+    .returning(
+      sql<string>`(select p.name from commission_partners p where p.company_id = commission_statements.company_id and p.id = commission_statements.partner_id)`.as(
+        'partner_name',
+      ),
+    );
+}
+
 /**
  * The row marked sent and `commission_statement.sent` in one statement (issue 26): the
  * event's data is the row as read with the four columns this sets. Should the row as it
@@ -205,20 +221,32 @@ async function markSentAsRead(
   const { statement, partnerName } = sent.read;
   const expected = sentView({ ...statement, status: 'sent', sent_at: now, sent_to: sent.to, updated_at: now }, partnerName, sent.hasXml);
   const event = eventRow({ companyId, type: 'commission_statement.sent', subjectId: statementId, data: expected });
-  const { rows } = await sql<StatementRow & { partner_name: string }>`
-    with updated as (
-      update commission_statements set status = 'sent', sent_at = ${now}, sent_to = ${sent.to}, updated_at = ${now}
-      where company_id = ${companyId} and id = ${statementId} and status = 'issued'
-      returning *),
-    event as (
-      insert into events (company_id, id, type, subject_id, data, created_at)
-      select ${event.company_id}, ${event.id}, ${event.type}, ${event.subject_id}, ${event.data}::jsonb, ${now} from updated)
-    select updated.*, (select p.name from commission_partners p where p.company_id = updated.company_id and p.id = updated.partner_id) as partner_name
-    from updated`.execute(trx);
-  const updated = rows[0];
+  // The event is written only when the update found the statement issued (one row from `updated`).
+  const updated = await trx
+    .with('updated', () => sentUpdate(trx, companyId, statementId, sent.to, now))
+    .with('event', (db) =>
+      db
+        .insertInto('events')
+        .columns(['company_id', 'id', 'type', 'subject_id', 'data', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('updated')
+            .select([
+              sql.val(event.company_id).as('company_id'),
+              sql.val(event.id).as('id'),
+              sql.val(event.type).as('type'),
+              sql.val(event.subject_id).as('subject_id'),
+              sql`${event.data}::jsonb`.as('data'),
+              sql.val(now).as('created_at'),
+            ]),
+        ),
+    )
+    .selectFrom('updated')
+    .selectAll()
+    .executeTakeFirst();
   if (!updated) return 'unchanged';
   const { partner_name: name, ...row } = updated;
-  if (JSON.stringify(sentView(row, name, sent.hasXml)) !== JSON.stringify(expected)) throw new ChangedSinceRead();
+  if (JSON.stringify(sentView(row as StatementRow, name, sent.hasXml)) !== JSON.stringify(expected)) throw new ChangedSinceRead();
   await onSent?.(trx, row as StatementRow, now);
   return 'sent';
 }
@@ -232,19 +260,7 @@ async function markSent(
   now: Date,
   onSent?: OnStatementSent,
 ): Promise<DeliverOutcome> {
-  const updated = await trx
-    .updateTable('commission_statements')
-    .set({ status: 'sent', sent_at: now, sent_to: sent.to, updated_at: now })
-    .where('company_id', '=', companyId)
-    .where('id', '=', statementId)
-    .where('status', '=', 'issued')
-    .returningAll()
-    .returning(
-      sql<string>`(select p.name from commission_partners p where p.company_id = commission_statements.company_id and p.id = commission_statements.partner_id)`.as(
-        'partner_name',
-      ),
-    )
-    .executeTakeFirst();
+  const updated = await sentUpdate(trx, companyId, statementId, sent.to, now).executeTakeFirst();
   if (!updated) return 'unchanged';
   const { partner_name: partnerName, ...row } = updated;
   await recordEvent(trx, {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Trx } from '../../db/transaction.ts';
 import { RetryTransaction } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { balanceMoveWrite } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
 import { type EntryForStatement, type PartnerRow, statementLines, statementTotals } from './build-statement.ts';
 import { issueStatement } from './issue-statement.ts';
@@ -78,13 +79,15 @@ export async function makeStatement(
     .orderBy('e.seq')
     .execute()) as EntryForStatement[];
   const total = entries.reduce((sum, entry) => sum + Number(entry.amount_cents), 0);
-  const recordRun = (statementId: string | null) =>
-    trx
-      .insertInto('commission_statement_runs')
-      .values({ company_id: company.id, partner_id: partner.id, period_end: period.end, statement_id: statementId, created_at: now })
-      .execute();
+  const runRow = (statementId: string | null) => ({
+    company_id: company.id,
+    partner_id: partner.id,
+    period_end: period.end,
+    statement_id: statementId,
+    created_at: now,
+  });
   if (entries.length === 0 || total <= 0 || total < Number(partner.min_payout_cents)) {
-    await recordRun(null);
+    await trx.insertInto('commission_statement_runs').values(runRow(null)).execute();
     return { outcome: entries.length === 0 ? 'nothing_open' : 'below_minimum' };
   }
 
@@ -95,8 +98,8 @@ export async function makeStatement(
   const statementId = newId('cst');
   // One statement (issue 26: a round trip each was ~4 % of the run's CPU): the draft, its
   // entries moved to `statemented`, the partner's balance moved from open to statemented by
-  // the same total (the balance is kept equal to its entries, commissions/ledger/balances.ts;
-  // the partner's row is locked above), and the run's row. The entries' and the run's
+  // the same total (the balance is kept equal to its entries; the partner's row is locked
+  // above), and the run's row. The entries' and the run's
   // references to the new statement are checked at the statement's end.
   const made = (await trx
     .with('moved', (db) =>
@@ -108,23 +111,8 @@ export async function makeStatement(
         .where('status', '=', 'open')
         .returning('id'),
     )
-    .with('balance', (db) =>
-      db
-        .updateTable('commission_partners')
-        .set((eb) => ({
-          balance_open_cents: eb('balance_open_cents', '-', total),
-          balance_statemented_cents: eb('balance_statemented_cents', '+', total),
-        }))
-        .where('company_id', '=', company.id)
-        .where('id', '=', partner.id)
-        .returning('id'),
-    )
-    .with('run', (db) =>
-      db
-        .insertInto('commission_statement_runs')
-        .values({ company_id: company.id, partner_id: partner.id, period_end: period.end, statement_id: statementId, created_at: now })
-        .returning('partner_id'),
-    )
+    .with('balance', () => balanceMoveWrite(trx, company.id, partner.id, { from: 'open', to: 'statemented', cents: total }))
+    .with('run', (db) => db.insertInto('commission_statement_runs').values(runRow(statementId)).returning('partner_id'))
     .with('draft', (db) =>
       db
         .insertInto('commission_statements')

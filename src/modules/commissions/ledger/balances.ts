@@ -47,3 +47,22 @@ export async function applyBalanceDeltas(trx: Trx, companyId: string, deltas: Ba
          as d(id, open, statemented, paid)
     where p.company_id = ${companyId} and p.id = d.id`.execute(trx);
 }
+
+const BALANCE_COLUMN = { open: 'balance_open_cents', statemented: 'balance_statemented_cents', paid: 'balance_paid_cents' } as const;
+
+/**
+ * One partner's balance moved by `cents` from one status to another, as an update not yet
+ * run: for a caller that makes it part of the statement that moves the entries (a
+ * data-modifying WITH, issue 26). The caller holds the partner's row locked already.
+ */
+export function balanceMoveWrite(trx: Trx, companyId: string, partnerId: string, move: { from: keyof BalanceDelta; to: keyof BalanceDelta; cents: number }) {
+  return trx
+    .updateTable('commission_partners')
+    .set((eb) => ({
+      [BALANCE_COLUMN[move.from]]: eb(BALANCE_COLUMN[move.from], '-', move.cents),
+      [BALANCE_COLUMN[move.to]]: eb(BALANCE_COLUMN[move.to], '+', move.cents),
+    }))
+    .where('company_id', '=', companyId)
+    .where('id', '=', partnerId)
+    .returning('id');
+}

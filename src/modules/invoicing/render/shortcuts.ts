@@ -7,8 +7,9 @@
 // inflated streams; and text widths measured once per process (pdf/fonts.ts), giving the
 // widths pdfkit computes; and a stream's drawing operators turned into bytes at once
 // (pdf/stream-writes.ts), giving pdfkit's bytes; and numeral words put together from their
-// characters' runs, other words kept as plain runs (pdf/fonts.ts), giving fontkit's runs. The renderer tests switch them off to
-// render every fixture the libraries' way and compare; nothing else touches this.
+// characters' runs, other words kept as plain runs (pdf/fonts.ts), giving fontkit's runs.
+// The renderer tests switch them off to render every fixture the libraries' way and
+// compare; nothing else touches this.
 export const shortcuts = {
   ciiEngine: true,
   subsetWriter: true,
