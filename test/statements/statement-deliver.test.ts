@@ -5,9 +5,9 @@ import type { CompanyRow } from '../../src/modules/invoicing/build-document.ts';
 import { createMailer, type Mailer } from '../../src/modules/mail/index.ts';
 import { mailStatement } from '../../src/modules/statements/deliver-statement.ts';
 import { makeStatement } from '../../src/modules/statements/make-statement.ts';
-import { postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { recording } from '../helpers/recording.ts';
+import { partnerIdOf, selfBillingPartnersWithOctoberRevenue } from './self-billing-setup.ts';
 
 // Delivering an issued statement (job statements.deliver): one read, the files rendered and
 // stored, mail_started_at, the mail, then the row marked sent and its event in one
@@ -22,22 +22,12 @@ describe('delivering a statement', () => {
 
   before(async () => {
     t = await testApp({ now: '2026-11-01T12:00:00Z' });
-    for (const ref of ['one', 'two']) {
-      await putPartner(t, ref, { ...SELF_BILLING_PARTNER, name: `Partner ${ref} GmbH`, email: `${ref}@partner.example` });
-      await putAgreement(t, `ag-${ref}`, {
-        partner_ref: ref,
-        start_date: '2026-01-01',
-        applies_to: 'all_customers',
-        tiers: [{ from_month: 1, to_month: null, percent: 10 }],
-      });
-    }
-    await postEvent(t, { external_ref: 'oct-1', occurred_at: '2026-10-10T10:00:00Z', net_amount: '1000.00' });
-    company = (await t.handle.db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow()) as CompanyRow;
+    company = await selfBillingPartnersWithOctoberRevenue(t, ['one', 'two']);
   });
   after(() => t.close());
 
   const issued = async (ref: string) => {
-    const partnerId = (await t.handle.db.selectFrom('commission_partners').select('id').where('external_ref', '=', ref).executeTakeFirstOrThrow()).id;
+    const partnerId = await partnerIdOf(t, ref);
     const made = await inTransaction(t.handle.db, (trx) => makeStatement(trx, { company, partnerId, period, issueDate: '2026-11-01', now: t.clock.now() }));
     assert.ok(made.outcome === 'made' && made.statement.status === 'issued');
     return made.statement.id;

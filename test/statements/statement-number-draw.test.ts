@@ -6,12 +6,13 @@ import { inTransaction } from '../../src/db/transaction.ts';
 import type { CompanyRow } from '../../src/modules/invoicing/build-document.ts';
 import { issueDraftStatement } from '../../src/modules/statements/index.ts';
 import { makeStatement } from '../../src/modules/statements/make-statement.ts';
-import { postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
+import { SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { BIN, type Booted, type CliWorkspace, cliWorkspace } from '../helpers/cli.ts';
 import { usePostgres } from '../helpers/database.ts';
 import { poll, type Watched, watch } from '../helpers/processes.ts';
 import { recording } from '../helpers/recording.ts';
+import { partnerIdOf, selfBillingPartnersWithOctoberRevenue } from './self-billing-setup.ts';
 
 // Issue 26, point 3: a statement's number is drawn last in its transaction. The range row
 // (one per kind and year, shared by every statement of the run) stays locked from the draw
@@ -44,22 +45,11 @@ describe('the statement number is drawn after everything that does not need it',
 
   before(async () => {
     t = await testApp({ now: '2026-11-01T12:00:00Z' });
-    for (const ref of ['run', 'review']) {
-      await putPartner(t, ref, { ...SELF_BILLING_PARTNER, name: `Partner ${ref} GmbH`, email: `${ref}@partner.example` });
-      await putAgreement(t, `ag-${ref}`, {
-        partner_ref: ref,
-        start_date: '2026-01-01',
-        applies_to: 'all_customers',
-        tiers: [{ from_month: 1, to_month: null, percent: 10 }],
-      });
-    }
-    await postEvent(t, { external_ref: 'oct-1', occurred_at: '2026-10-10T10:00:00Z', net_amount: '1000.00' });
-    company = (await t.handle.db.selectFrom('companies').selectAll().where('id', '=', t.company.companyId).executeTakeFirstOrThrow()) as CompanyRow;
+    company = await selfBillingPartnersWithOctoberRevenue(t, ['run', 'review']);
   });
   after(() => t.close());
 
-  const partnerId = async (ref: string) =>
-    (await t.handle.db.selectFrom('commission_partners').select('id').where('external_ref', '=', ref).executeTakeFirstOrThrow()).id;
+  const partnerId = (ref: string) => partnerIdOf(t, ref);
 
   test('in the statement run: after the draw only the statement, its booking and its event are written', async () => {
     const partner = await partnerId('run');

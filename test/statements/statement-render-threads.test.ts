@@ -5,10 +5,11 @@ import { createRenderPool } from '../../src/modules/invoicing/render/render-pool
 import { createMailer } from '../../src/modules/mail/index.ts';
 import { renderStatementDocuments } from '../../src/modules/statements/render/index.ts';
 import type { StatementDocument } from '../../src/modules/statements/statement-document.ts';
-import { postEvent, putAgreement, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
+import { postEvent, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { signedIn } from '../web/client.ts';
 import { privateSettlement, regularGutschrift, reverseChargeGutschrift } from './fixtures.ts';
+import { putTenPercentOfAll } from './self-billing-setup.ts';
 
 // Issue 26, point 3: statements render on the render threads of invoices (render-pool.ts),
 // not on the main thread — the delivery job, the API's and the app's downloads through the
@@ -94,13 +95,7 @@ describe('statement files come from the render threads handed to the process', (
       city: 'Berlin',
       country_code: 'DE',
     });
-    for (const ref of ['gs', 'private'])
-      await putAgreement(t, `ag-${ref}`, {
-        partner_ref: ref,
-        start_date: '2026-01-01',
-        applies_to: 'all_customers',
-        tiers: [{ from_month: 1, to_month: null, percent: 10 }],
-      });
+    for (const ref of ['gs', 'private']) await putTenPercentOfAll(t, ref);
     await postEvent(t, { external_ref: 'oct-1', occurred_at: '2026-10-10T10:00:00Z', net_amount: '1000.00' });
     t.clock.set('2026-11-01T12:00:00Z');
     const summary = await runDueWork(

@@ -7,9 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { createMailer } from '../../src/modules/mail/index.ts';
 import { cancelStatement, issueDraftStatement, markStatementPaid, objectToStatement, StatementError } from '../../src/modules/statements/index.ts';
-import { balanceAgainstEntries, partnerBalance, postEvent, putAgreement, putPartner } from '../commissions/helpers.ts';
+import { balanceAgainstEntries, partnerBalance, postEvent, putPartner } from '../commissions/helpers.ts';
 import { countRows, sealer, type TestApp, testApp } from '../helpers/app.ts';
 import { putCustomer } from '../invoicing/helpers.ts';
+import { putTenPercentOfAll } from './self-billing-setup.ts';
 
 // The statement run (issue 14, point 6): after a cadence period ends, one statement per
 // partner with enough open; its kind and VAT from the partner; GS-/AB- numbers; booked;
@@ -72,13 +73,7 @@ describe('the statement run', () => {
     ];
     for (const [ref, body] of partners) {
       ids.set(ref, await putPartner(t, ref, body));
-      await putAgreement(t, `ag-${ref}`, {
-        partner_ref: ref,
-        name: `Vereinbarung ${ref}`,
-        start_date: '2026-01-01',
-        applies_to: 'all_customers',
-        tiers: [{ from_month: 1, to_month: null, percent: 10 }],
-      });
+      await putTenPercentOfAll(t, ref, { name: `Vereinbarung ${ref}` });
     }
     // October revenue: 1,000.00 and 234.56 → 10 % = 123.46 per partner (100.00 + 23.46 (23.456)).
     for (const [ref, amount] of [
