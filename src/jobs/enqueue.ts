@@ -36,6 +36,16 @@ export type EnqueueJobInput = {
  * is accepted here and fails in the worker with a clear last_error.
  */
 export async function enqueueJob(trx: Trx, input: EnqueueJobInput, registry: JobRegistry = jobRegistry): Promise<number | null> {
+  const row = await jobWrite(trx, input, registry).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/**
+ * enqueueJob's insert, not yet run (returning the id, none for a duplicate key): for a
+ * caller that makes it part of a larger statement (a data-modifying WITH, issue 26). The
+ * payload is checked here, as enqueueJob does.
+ */
+export function jobWrite(trx: Trx, input: EnqueueJobInput, registry: JobRegistry = jobRegistry) {
   const kind = registry.get(input.name);
   const payload = input.payload === undefined ? {} : input.payload;
   const problem = kind?.payloadProblem(payload);
@@ -54,8 +64,7 @@ export async function enqueueJob(trx: Trx, input: EnqueueJobInput, registry: Job
       ...(input.priority ? { priority: input.priority } : {}),
     })
     .returning('id');
-  const row = await (input.dedupeKey === undefined ? insert : insert.onConflict((oc) => oc.column('dedupe_key').doNothing())).executeTakeFirst();
-  return row?.id ?? null;
+  return input.dedupeKey === undefined ? insert : insert.onConflict((oc) => oc.column('dedupe_key').doNothing());
 }
 
 export type RecordEventInput = {

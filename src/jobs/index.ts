@@ -3,13 +3,15 @@
 
 export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
 export { type ClaimOptions, claimJobs, handBackUnstarted, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
-export { type EnqueueJobInput, enqueueJob, eventRow, eventWrite, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
+export { type EnqueueJobInput, enqueueJob, eventRow, eventWrite, jobWrite, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
 export {
   createJobRegistry,
+  type DoneWrite,
   defineJob,
   type Job,
   type JobContext,
   type JobDefinition,
+  type JobDone,
   type JobLog,
   type JobRegistry,
   type JobRow,

@@ -1,8 +1,9 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { Selectable } from 'kysely';
+import type { QueryCreator, Selectable, UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../db/connection.ts';
-import type { JobsTable } from '../db/schema.ts';
+import type { DB, JobsTable } from '../db/schema.ts';
+import type { Trx } from '../db/transaction.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Backoff } from './backoff.ts';
@@ -29,7 +30,28 @@ export type JobContext<P> = {
   mailer?: Mailer;
   /** What else the process hands its handlers (JobDeps.services); each field may be absent. */
   services: JobServices;
+  /**
+   * Marks the job done in the handler's own transaction `trx`, fenced on the claim like the
+   * runner's write: the change that completes the job and the job's end are one commit, not
+   * two (issue 26). Call it in the handler's last transaction and return what it gives once
+   * that transaction has committed (say, as inTransaction's result); the runner then writes
+   * nothing more. A handler that returns nothing is marked done by the runner, as before.
+   */
+  done(trx: Trx): Promise<JobDone>;
+  /**
+   * `done` as a part of the handler's last statement (a data-modifying WITH) instead of a
+   * statement of its own: `write` is the same fenced update of the job's row, returning its
+   * id when it marked it; once that statement has committed, the handler returns
+   * `given(marked)`, marked being whether the part returned a row.
+   */
+  doneWrite: { write(q: QueryCreator<DB>): DoneWrite; given(marked: boolean): JobDone };
 };
+
+/** JobContext.doneWrite's update of the job's row (a handler may add a condition). */
+export type DoneWrite = UpdateQueryBuilder<DB, 'jobs', 'jobs', { id: number }>;
+
+/** What JobContext.done gives; `marked` is false when the claim was lost meanwhile (runJob answers `lost`). */
+export type JobDone = { readonly jobId: number; readonly marked: boolean };
 
 /**
  * Services a process may hand to job handlers beyond the database and the mailboxes (the
@@ -45,7 +67,8 @@ export type JobDefinition<P> = {
   schema?: object;
   /** Or a predicate; a payload it refuses is not enqueued, and fails the job if found in the table. */
   validate?: (payload: unknown) => payload is P;
-  handler: (ctx: JobContext<P>) => Promise<void>;
+  /** Resolves to nothing, or to the JobDone that `ctx.done` / `ctx.doneWrite` gave (the job ended in the handler's commit). */
+  handler: (ctx: JobContext<P>) => Promise<unknown>;
   /** Attempts before the job ends `failed` (default 10); written to the row at enqueue. */
   maxAttempts?: number;
   backoff?: Backoff;
@@ -53,7 +76,7 @@ export type JobDefinition<P> = {
 
 export type RegisteredJob = {
   name: string;
-  handler: (ctx: JobContext<unknown>) => Promise<void>;
+  handler: (ctx: JobContext<unknown>) => Promise<unknown>;
   maxAttempts: number | undefined;
   backoff: Backoff | undefined;
   /** Why the payload does not fit, or null when it does. */
@@ -108,7 +131,7 @@ export function createJobRegistry(): JobRegistry {
         throw new Error(`job ${definition.name}: maxAttempts must be a positive integer`);
       kinds.set(definition.name, {
         name: definition.name,
-        handler: definition.handler as (ctx: JobContext<unknown>) => Promise<void>,
+        handler: definition.handler as (ctx: JobContext<unknown>) => Promise<unknown>,
         maxAttempts: definition.maxAttempts,
         backoff: definition.backoff,
         payloadProblem: payloadChecker(definition),

@@ -1,10 +1,13 @@
+import type { QueryCreator } from 'kysely';
 import type { Database } from '../db/connection.ts';
+import type { DB } from '../db/schema.ts';
+import type { Trx } from '../db/transaction.ts';
 import type { Mailer } from '../modules/mail/index.ts';
 import type { Clock } from '../shared/clock.ts';
 import { messageForLog } from '../shared/error-for-log.ts';
 import { backoffDelayMs } from './backoff.ts';
 import { leaseUntil } from './claim.ts';
-import { type JobLog, type JobRegistry, type JobRow, type JobServices, jobRegistry, PermanentJobError } from './registry.ts';
+import { type DoneWrite, type JobDone, type JobLog, type JobRegistry, type JobRow, type JobServices, jobRegistry, PermanentJobError } from './registry.ts';
 
 // Runs one claimed job and records its outcome. Every write back is fenced on the claim
 // (same worker, same attempt, still running): if the lease ran out and another worker
@@ -33,7 +36,7 @@ function errorMessage(error: unknown): string {
   return message.length > MAX_ERROR_LENGTH ? message.slice(0, MAX_ERROR_LENGTH) : message;
 }
 
-function claimed(db: Database, job: JobRow) {
+function claimed(db: QueryCreator<DB>, job: JobRow) {
   return db
     .updateTable('jobs')
     .where('id', '=', job.id)
@@ -42,22 +45,59 @@ function claimed(db: Database, job: JobRow) {
     .where('attempts', '=', job.attempts);
 }
 
-async function finish(db: Database, job: JobRow, outcome: Exclude<JobOutcome, 'lost'>, fields: { at: Date; error?: string; runAt?: Date }) {
-  const result = await claimed(db, job)
-    .set({
-      status: outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'pending',
-      locked_by: null,
-      locked_until: null,
-      locked_owner: null,
-      finished_at: outcome === 'retried' ? null : fields.at,
-      ...(fields.error !== undefined ? { last_error: fields.error } : {}),
-      ...(fields.runAt ? { run_at: fields.runAt } : {}),
-    })
-    .executeTakeFirst();
+type Finished = Exclude<JobOutcome, 'lost'>;
+type FinishFields = { at: Date; error?: string; runAt?: Date };
+
+/** The claimed row's end: done, failed, or pending again (retried). */
+function finishWrite(db: QueryCreator<DB>, job: JobRow, outcome: Finished, fields: FinishFields) {
+  return claimed(db, job).set({
+    status: outcome === 'done' ? 'done' : outcome === 'failed' ? 'failed' : 'pending',
+    locked_by: null,
+    locked_until: null,
+    locked_owner: null,
+    finished_at: outcome === 'retried' ? null : fields.at,
+    ...(fields.error !== undefined ? { last_error: fields.error } : {}),
+    ...(fields.runAt ? { run_at: fields.runAt } : {}),
+  });
+}
+
+async function finish(db: QueryCreator<DB>, job: JobRow, outcome: Finished, fields: FinishFields) {
+  const result = await finishWrite(db, job, outcome, fields).executeTakeFirst();
   return result.numUpdatedRows > 0n ? outcome : 'lost';
 }
 
-function keepLease(db: Database, job: JobRow, leaseMs: number | undefined, log: JobLog): () => void {
+/**
+ * JobContext.done and doneWrite for one run of a job: the runner's `done` write, in the
+ * handler's transaction or statement. `given` holds what they gave, so that the runner
+ * accepts only a JobDone of this run as the handler's result.
+ */
+function doneInHandler(job: JobRow, clock: Clock, given: WeakSet<JobDone>, onMarked: () => void) {
+  const give = (marked: boolean): JobDone => {
+    const done: JobDone = { jobId: job.id, marked };
+    given.add(done);
+    return done;
+  };
+  return {
+    done: async (trx: Trx): Promise<JobDone> => {
+      onMarked();
+      return give((await finish(trx, job, 'done', { at: clock.now() })) === 'done');
+    },
+    doneWrite: {
+      write: (q: QueryCreator<DB>): DoneWrite => {
+        onMarked();
+        return finishWrite(q, job, 'done', { at: clock.now() }).returning('id');
+      },
+      given: give,
+    },
+  };
+}
+
+/** Whether the handler's result is a JobDone of this run (handlers that end in their own commit return it). */
+function isGiven(result: unknown, given: WeakSet<JobDone>): result is JobDone {
+  return typeof result === 'object' && result !== null && given.has(result as JobDone);
+}
+
+function keepLease(db: Database, job: JobRow, leaseMs: number | undefined, log: JobLog, marked: () => boolean): () => void {
   if (!leaseMs) return () => {};
   const timer = setInterval(
     () => {
@@ -65,7 +105,8 @@ function keepLease(db: Database, job: JobRow, leaseMs: number | undefined, log: 
         .set({ locked_until: leaseUntil(leaseMs) })
         .executeTakeFirst()
         .then((result) => {
-          if (result.numUpdatedRows === 0n) log(`job ${job.name} #${job.id}: lease lost while running`);
+          // Not lost when the handler has marked the job done in its transaction (JobContext.done).
+          if (result.numUpdatedRows === 0n && !marked()) log(`job ${job.name} #${job.id}: lease lost while running`);
         })
         .catch((error: unknown) => log(`job ${job.name} #${job.id}: could not extend the lease: ${errorMessage(error)}`));
     },
@@ -92,17 +133,23 @@ export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome>
     return finish(db, job, 'failed', { at: clock.now(), error: errorMessage(`the payload does not fit: ${problem}`) });
   }
 
-  const stopLease = keepLease(db, job, deps.leaseMs, log);
+  let markedByHandler = false;
+  const stopLease = keepLease(db, job, deps.leaseMs, log, () => markedByHandler);
+  const given = new WeakSet<JobDone>();
   let failure: unknown;
   let succeeded = false;
+  let result: unknown;
   try {
-    await kind.handler({
+    result = await kind.handler({
       db,
       clock,
       job,
       log: (message) => log(`${label}: ${message}`),
       ...(deps.mailer ? { mailer: deps.mailer } : {}),
       services: deps.services ?? {},
+      ...doneInHandler(job, clock, given, () => {
+        markedByHandler = true;
+      }),
     });
     succeeded = true;
   } catch (error) {
@@ -111,6 +158,8 @@ export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome>
     stopLease();
   }
   const now = clock.now();
+  // The handler marked the job done in its last transaction, which committed.
+  if (succeeded && isGiven(result, given)) return result.marked ? 'done' : 'lost';
   if (succeeded) return finish(db, job, 'done', { at: now });
 
   const error = errorMessage(failure);

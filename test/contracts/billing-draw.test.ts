@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { claimJobs, runJob } from '../../src/jobs/index.ts';
 import { billContract } from '../../src/modules/contracts/bill-contract.ts';
 import { type TestApp, testApp } from '../helpers/app.ts';
 import { recording } from '../helpers/recording.ts';
@@ -9,7 +10,8 @@ import { contractInvoices, getContract, putContract } from './helpers.ts';
 // Issue 26, point 2: every billing transaction of a company waits on the invoice number's
 // row from its draw to its commit, so a billed invoice runs one statement after the draw:
 // the change feed's position, the invoice with its lines, its event, its booking and the
-// contract's cycle, all in the invoice's data-modifying WITH.
+// contract's cycle, all in the invoice's data-modifying WITH. Its job invoices.render then
+// reads once and stores the files with the job's end in one statement.
 
 describe('a billed invoice after its number is drawn', () => {
   let t: TestApp;
@@ -65,5 +67,37 @@ describe('a billed invoice after its number is drawn', () => {
       cycles.map((c) => [c.status, c.invoice_id]),
       [['billed', invoice!.id]],
     );
+  });
+
+  test('its render job: one read, then the files and the job’s end in one statement; run again, it renders nothing', async () => {
+    const [invoice] = await contractInvoices(t, 'draw-1');
+    const claim = async () =>
+      (await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 10, leaseMs: 60_000, companyId: t.company.companyId })).find(
+        (j) => j.name === 'invoices.render' && (j.payload as { invoice_id: string }).invoice_id === invoice!.id,
+      );
+    const job = await claim();
+    assert.ok(job, 'the invoice’s render job');
+    assert.deepEqual(job.payload, { invoice_id: invoice!.id, send: false });
+    const { db, statements } = recording(t.handle.db);
+    assert.equal(await runJob({ db, clock: t.clock, services: { invoicing: t.invoicing } }, job), 'done');
+    assert.deepEqual(statements, ['select invoices', 'with insert invoice_files + update jobs']);
+    const files = await t.handle.db.selectFrom('invoice_files').select(['kind', 'content']).where('invoice_id', '=', invoice!.id).orderBy('kind').execute();
+    assert.deepEqual(
+      files.map((f) => f.kind),
+      ['pdf', 'xml'],
+    );
+    assert.equal(Buffer.from(files[0]!.content).subarray(0, 5).toString(), '%PDF-');
+    assert.match(Buffer.from(files[1]!.content).toString(), new RegExp(`<ram:ID>${invoice!.number}</ram:ID>`));
+    const row = await t.handle.db.selectFrom('jobs').select(['status', 'finished_at']).where('id', '=', job.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'done');
+    assert.equal(row.finished_at?.toISOString(), t.clock.now().toISOString());
+
+    // The same job once more (a worker that died before its end was committed elsewhere): the files are there, nothing is rendered or stored.
+    await t.handle.db.updateTable('jobs').set({ status: 'pending', finished_at: null }).where('id', '=', job.id).execute();
+    const again = await claim();
+    assert.ok(again);
+    const second = recording(t.handle.db);
+    assert.equal(await runJob({ db: second.db, clock: t.clock, services: { invoicing: t.invoicing } }, again), 'done');
+    assert.deepEqual(second.statements, ['select invoices', 'update jobs']);
   });
 });

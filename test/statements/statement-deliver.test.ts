@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inTransaction } from '../../src/db/transaction.ts';
+import { claimJobs, runJob } from '../../src/jobs/index.ts';
 import type { CompanyRow } from '../../src/modules/invoicing/build-document.ts';
 import { createMailer, type Mailer } from '../../src/modules/mail/index.ts';
 import { mailStatement } from '../../src/modules/statements/deliver-statement.ts';
@@ -13,7 +14,8 @@ import { partnerIdOf, selfBillingPartnersWithOctoberRevenue } from './self-billi
 // stored, mail_started_at, the mail, then the row marked sent and its event in one
 // statement, the event built from the row as read (issue 26). When a person changed the
 // statement between the read and "sent", that attempt is rolled back and the event is
-// built from the row as written: it always equals GET.
+// built from the row as written: it always equals GET. The delivery job is marked done in
+// the transaction that marks the statement sent.
 
 describe('delivering a statement', () => {
   let t: TestApp;
@@ -22,7 +24,7 @@ describe('delivering a statement', () => {
 
   before(async () => {
     t = await testApp({ now: '2026-11-01T12:00:00Z' });
-    company = await selfBillingPartnersWithOctoberRevenue(t, ['one', 'two']);
+    company = await selfBillingPartnersWithOctoberRevenue(t, ['one', 'two', 'three', 'four']);
   });
   after(() => t.close());
 
@@ -36,18 +38,19 @@ describe('delivering a statement', () => {
     t.handle.db.selectFrom('events').select('data').where('type', '=', 'commission_statement.sent').where('subject_id', '=', id).execute();
   const get = async (id: string) => (await t.request('GET', `/v1/commission-statements/${id}`)).json();
 
-  test('one read, the files stored, the mail started, then sent and its event in one statement; the event equals GET', async () => {
+  test('one read, the files stored with the mail started in one statement, then sent and its event in one statement; the event equals GET', async () => {
     const id = await issued('one');
     const { db, statements } = recording(t.handle.db);
     const mailer = createMailer({ dataDir: t.dataDir, sealer });
     const outcome = await mailStatement({ db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id);
-    assert.equal(outcome, 'sent');
+    assert.deepEqual(outcome, { outcome: 'sent' });
     assert.deepEqual(statements, [
       'select commission_statements',
-      'insert commission_statement_files',
-      'update commission_statements',
+      'with update commission_statements + insert commission_statement_files',
       'with update commission_statements + insert events',
     ]);
+    const stored = await t.handle.db.selectFrom('commission_statements').select('mail_started_at').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(stored.mail_started_at?.toISOString(), t.clock.now().toISOString(), 'the mail was started with the files');
     const view = await get(id);
     assert.equal(view.status, 'sent');
     assert.equal(view.sent_to, 'one@partner.example');
@@ -56,10 +59,9 @@ describe('delivering a statement', () => {
       [view],
     );
     // Delivered again (a job run twice): nothing is mailed or recorded twice.
-    assert.equal(
-      await mailStatement({ db: t.handle.db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id),
-      'unchanged',
-    );
+    assert.deepEqual(await mailStatement({ db: t.handle.db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id), {
+      outcome: 'unchanged',
+    });
     assert.equal((await sentEvents(id)).length, 1);
   });
 
@@ -80,7 +82,9 @@ describe('delivering a statement', () => {
       },
     };
     const { db, statements } = recording(t.handle.db);
-    assert.equal(await mailStatement({ db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id), 'sent');
+    assert.deepEqual(await mailStatement({ db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id), {
+      outcome: 'sent',
+    });
     assert.deepEqual(statements.slice(-3), ['with update commission_statements + insert events', 'update commission_statements', 'insert events']);
     const view = await get(id);
     assert.equal(view.objected_at, '2026-11-01T12:00:01.000Z');
@@ -88,5 +92,63 @@ describe('delivering a statement', () => {
       (await sentEvents(id)).map((e) => e.data),
       [view],
     );
+  });
+
+  test('the delivery job ends in the statement that marks the statement sent: no write of the runner after it', async () => {
+    const id = await issued('three');
+    const mailer = createMailer({ dataDir: t.dataDir, sealer });
+    const claimed = await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 100, leaseMs: 60_000, companyId: t.company.companyId });
+    const job = claimed.find((j) => (j.payload as { statement_id?: string }).statement_id === id);
+    assert.ok(job, 'the statement’s delivery job');
+    const { db, statements } = recording(t.handle.db);
+    assert.equal(await runJob({ db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, job), 'done');
+    assert.deepEqual(statements, [
+      'select commission_statements',
+      'with update commission_statements + insert commission_statement_files',
+      'with update commission_statements + insert events + update jobs',
+    ]);
+    const row = await t.handle.db.selectFrom('jobs').select(['status', 'finished_at']).where('id', '=', job.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'done');
+    assert.equal(row.finished_at?.toISOString(), t.clock.now().toISOString());
+    assert.equal((await get(id)).status, 'sent');
+    // The other claimed jobs (statements mailed above already) end as before: nothing more to do.
+    for (const other of claimed.filter((j) => j.id !== job.id))
+      assert.equal(await runJob({ db: t.handle.db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, other), 'done');
+  });
+
+  test('a statement changed while the job’s mail was out: the job ends in the transaction that writes the event from the row as written', async () => {
+    const id = await issued('four');
+    const inner = createMailer({ dataDir: t.dataDir, sealer });
+    const mailer: Mailer = {
+      ...inner,
+      send: async (to, mail) => {
+        await t.handle.db
+          .updateTable('commission_statements')
+          .set({ objected_at: new Date('2026-11-01T12:00:02Z') })
+          .where('id', '=', id)
+          .execute();
+        return inner.send(to, mail);
+      },
+    };
+    const claimed = await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 100, leaseMs: 60_000, companyId: t.company.companyId });
+    const job = claimed.find((j) => (j.payload as { statement_id?: string }).statement_id === id);
+    assert.ok(job, 'the statement’s delivery job');
+    const { db, statements } = recording(t.handle.db);
+    assert.equal(await runJob({ db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, job), 'done');
+    assert.deepEqual(statements.slice(-4), [
+      'with update commission_statements + insert events + update jobs',
+      'update commission_statements',
+      'insert events',
+      'update jobs',
+    ]);
+    const view = await get(id);
+    assert.equal(view.objected_at, '2026-11-01T12:00:02.000Z');
+    assert.deepEqual(
+      (await sentEvents(id)).map((e) => e.data),
+      [view],
+    );
+    assert.equal((await t.handle.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status, 'done');
+    for (const other of claimed.filter((j) => j.id !== job.id))
+      assert.equal(await runJob({ db: t.handle.db, clock: t.clock, mailer: inner, services: { invoicing: t.invoicing } }, other), 'done');
   });
 });

@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { defineJob, PermanentJobError } from '../../jobs/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import type { InvoiceDocument } from './document.ts';
-import { type InvoiceFiles, readFiles, storeFiles } from './invoice-files.ts';
+import { filesWrite, type InvoiceFiles, readFiles, storeFiles } from './invoice-files.ts';
 import type { InvoicingDeps } from './invoicing-deps.ts';
 import { sendInvoice } from './send-invoice.ts';
 
@@ -53,24 +54,52 @@ defineJob<RenderInvoicePayload>({
     required: ['invoice_id', 'send'],
     properties: { invoice_id: { type: 'string', pattern: '^inv_[0-9a-z]{26}$' }, send: { type: 'boolean' } },
   },
-  async handler({ db, clock, job, services, log }) {
+  async handler({ db, clock, job, services, log, doneWrite }) {
     const invoicing = services.invoicing;
     // Without renderers this process cannot do it; the job is retried (by one that has them).
     if (!invoicing) throw new Error('this process has no invoice renderers');
     const companyId = job.company_id;
     if (!companyId) throw new PermanentJobError('the job names no company');
-    const files = await renderStoredDocuments({ db, render: invoicing.render }, companyId, job.payload.invoice_id);
-    if (!files) throw new PermanentJobError(`invoice ${job.payload.invoice_id} has no issued document`);
+    const invoiceId = job.payload.invoice_id;
+    // One read: the snapshot, and whether its files are stored already (a job run twice, a GET …/pdf first).
+    const invoice = await db
+      .selectFrom('invoices')
+      .select([
+        'document',
+        sql<boolean>`exists (select 1 from invoice_files f where f.company_id = invoices.company_id and f.invoice_id = invoices.id and f.kind = 'pdf')`.as(
+          'pdf_stored',
+        ),
+      ])
+      .where('company_id', '=', companyId)
+      .where('id', '=', invoiceId)
+      .executeTakeFirst();
+    const doc = invoice?.document as InvoiceDocument | null | undefined;
+    if (!invoice || !doc) throw new PermanentJobError(`invoice ${invoiceId} has no issued document`);
+    if (!invoice.pdf_stored) {
+      const files = await invoicing.render(doc);
+      await pauseAt('invoice-render.before-store');
+      // Nothing follows when it is not mailed: the files and the job's end are one statement (issue 26).
+      if (!job.payload.send) {
+        const marked = await db
+          .with('stored', (q) => filesWrite(q, companyId, invoiceId, files, { ifMissing: true }))
+          .with('job_done', (q) => doneWrite.write(q))
+          .selectFrom('job_done')
+          .select('id')
+          .executeTakeFirst();
+        return doneWrite.given(marked !== undefined);
+      }
+      await storeMissingFiles(db, companyId, invoiceId, files);
+    }
     if (!job.payload.send) return;
     try {
-      await sendInvoice({ db, clock, ...invoicing }, companyId, job.payload.invoice_id);
+      await sendInvoice({ db, clock, ...invoicing }, companyId, invoiceId);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'invoice_send_failed') throw error;
       const sendError = (error.fields as { send_error?: { code: string } }).send_error;
       // A mail server out of reach is tried again; a refusal, a customer without address or
       // a mail whose fate is unknown (resent only when a person asks) is not.
       if (sendError?.code === 'mail_unreachable') throw new Error('the mail server could not be reached');
-      log(`invoice ${job.payload.invoice_id}: not mailed (${sendError?.code ?? 'unknown'})`);
+      log(`invoice ${invoiceId}: not mailed (${sendError?.code ?? 'unknown'})`);
       throw new PermanentJobError(`not mailed: ${sendError?.code ?? 'unknown'}`);
     }
   },

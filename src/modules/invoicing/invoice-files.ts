@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { QueryCreator } from 'kysely';
 import { byteaAsBase64 } from '../../db/bytes.ts';
 import type { Database } from '../../db/connection.ts';
+import type { DB } from '../../db/schema.ts';
 import type { Trx } from '../../db/transaction.ts';
 
 // Stored documents (PDF, XML); how their bytes travel: db/bytes.ts.
@@ -9,8 +11,13 @@ export type InvoiceFiles = { pdf: Buffer; xml: Buffer | null };
 
 /** Stores an invoice's files; `ifMissing`: a kind stored already is kept (a rendering done twice). */
 export async function storeFiles(trx: Trx, companyId: string, invoiceId: string, files: InvoiceFiles, options: { ifMissing?: boolean } = {}) {
+  await filesWrite(trx, companyId, invoiceId, files, options).execute();
+}
+
+/** storeFiles' insert, not yet run: for a caller that makes it part of a larger statement. */
+export function filesWrite(q: QueryCreator<DB>, companyId: string, invoiceId: string, files: InvoiceFiles, options: { ifMissing?: boolean } = {}) {
   const rows = [{ kind: 'pdf' as const, content: files.pdf }, ...(files.xml ? [{ kind: 'xml' as const, content: files.xml }] : [])];
-  const insert = trx.insertInto('invoice_files').values(
+  const insert = q.insertInto('invoice_files').values(
     rows.map((r) => ({
       company_id: companyId,
       invoice_id: invoiceId,
@@ -19,7 +26,7 @@ export async function storeFiles(trx: Trx, companyId: string, invoiceId: string,
       sha256: createHash('sha256').update(r.content).digest('hex'),
     })),
   );
-  await (options.ifMissing ? insert.onConflict((oc) => oc.columns(['company_id', 'invoice_id', 'kind']).doNothing()) : insert).execute();
+  return options.ifMissing ? insert.onConflict((oc) => oc.columns(['company_id', 'invoice_id', 'kind']).doNothing()) : insert;
 }
 
 /** The stored documents of an invoice, by kind. */

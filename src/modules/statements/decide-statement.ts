@@ -138,7 +138,7 @@ export async function sendStatement(deps: Deps, statementId: string, actor?: Act
       { db: deps.db, clock: deps.clock, mailer: deps.mailer, renderStatement: deps.renderStatement },
       statement.company_id,
       statementId,
-      onSent,
+      onSent ? { onSent } : {},
     );
   } catch (error) {
     const sendError = (error as { sendError?: { message: string } } | null)?.sendError;
@@ -146,7 +146,7 @@ export async function sendStatement(deps: Deps, statementId: string, actor?: Act
     throw new StatementError(`the mail with statement ${statement.number} was not sent: ${sendError.message}`, 'mail_failed', sendError.message);
   }
   const after = (await findStatement(deps.db, null, statementId)) as StatementRow;
-  return { statement: (await viewsOf(deps.db, after.company_id, [after]))[0] as StatementView, changed: outcome === 'sent' };
+  return { statement: (await viewsOf(deps.db, after.company_id, [after]))[0] as StatementView, changed: outcome.outcome === 'sent' };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { drawNumberInTransaction } from '../../db/number-ranges.ts';
 import type { Trx } from '../../db/transaction.ts';
 import { withWrites } from '../../db/with-writes.ts';
-import { enqueueJob, eventWrite } from '../../jobs/index.ts';
+import { eventWrite, jobWrite } from '../../jobs/index.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import { pauseAt } from '../../shared/pause-at.ts';
 import { lockedUntil, newStatementBookingWrites } from '../bookkeeping/index.ts';
@@ -19,8 +19,9 @@ import { type StatementRow, statementView } from './statement-view.ts';
 //
 // The number is drawn last: its range row (one per kind and year) stays locked from the
 // draw until the transaction ends, and every statement of the run draws from the same
-// row, so whatever does not need the number — every read, the checks, the job — comes
-// before the draw, and only the writes that carry the number follow it.
+// row, so whatever does not need the number — every read, the checks — comes before the
+// draw, and only the one statement that writes the issued row follows it (with the
+// delivery job, so that it costs no round trip of its own).
 
 export const DELIVER_STATEMENT_JOB = 'statements.deliver';
 
@@ -83,7 +84,8 @@ export async function issueStatement(
   // A request to invoice is no accounting document: the partner's own invoice is booked when it comes.
   const booked = statement.kind !== 'partner_invoice';
   const periodLock = booked ? await lockedUntil(trx, company.id) : null;
-  await enqueueJob(trx, {
+  // The delivery job is written with the issued row (below): one round trip less (issue 26).
+  const deliverJob = jobWrite(trx, {
     name: DELIVER_STATEMENT_JOB,
     companyId: company.id,
     payload: { statement_id: statement.id, send: partner.email !== null },
@@ -93,16 +95,14 @@ export async function issueStatement(
     priority: 1,
   });
 
-  await pauseAt('statement-issue.before-draw');
-  const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
-  await pauseAt('statement-issue.after-draw');
-  const doc = buildStatementDocument(
+  // The document is built before the draw and only numbered after it (less time under the lock).
+  const unnumbered = buildStatementDocument(
     company,
     partner,
     {
       kind: statement.kind,
       type: statement.type,
-      number,
+      number: '',
       issueDate,
       period: { start: statement.period_start, end: statement.period_end },
       lines: statement.lines,
@@ -116,6 +116,10 @@ export async function issueStatement(
     { iban: null },
     contact,
   );
+  await pauseAt('statement-issue.before-draw');
+  const number = await drawStatementNumber(trx, company.id, statement.kind, issueDate);
+  await pauseAt('statement-issue.after-draw');
+  const doc = { ...unnumbered, number };
   const set = {
     status: 'issued' as const,
     kind: statement.kind,
@@ -126,8 +130,8 @@ export async function issueStatement(
     updated_at: now,
     ...(input.decidedBy ? { decided_by: input.decidedBy } : {}),
   };
-  // The statement issued, its booking and the event in one statement (a data-modifying
-  // WITH), under the number's row lock (issue 26). The event shows the row as it will be:
+  // The statement issued, its booking, the event and the delivery job in one statement (a
+  // data-modifying WITH), under the number's row lock (issue 26). The event shows the row as it will be:
   // the draft with what is set here. If the draft was issued meanwhile, no row is updated
   // and the statement's select fails: the transaction rolls back whole.
   const issuing = trx
@@ -150,7 +154,8 @@ export async function issueStatement(
           data: statementView({ ...statement, ...set, document: doc }, { partnerName: partner.name, hasPdf: false, hasXml: false }),
           createdAt: now,
         }).write,
-    );
+    )
+    .with('deliver_job', () => deliverJob);
   // A draft is never booked: the booking is the statement's first (the number is new here).
   const bookings = booked ? newStatementBookingWrites(trx, company.id, company.chart, doc, statement.id, periodLock) : [];
   const issued = await withWrites(issuing, bookings, 'booking').selectFrom('issued').selectAll().executeTakeFirstOrThrow();
