@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inTransaction } from '../../src/db/transaction.ts';
-import { claimJobs, runJob } from '../../src/jobs/index.ts';
+import { claimJobs, type JobRow, runJob } from '../../src/jobs/index.ts';
 import type { CompanyRow } from '../../src/modules/invoicing/build-document.ts';
 import { createMailer, type Mailer } from '../../src/modules/mail/index.ts';
 import { mailStatement } from '../../src/modules/statements/deliver-statement.ts';
@@ -37,6 +37,36 @@ describe('delivering a statement', () => {
   const sentEvents = (id: string) =>
     t.handle.db.selectFrom('events').select('data').where('type', '=', 'commission_statement.sent').where('subject_id', '=', id).execute();
   const get = async (id: string) => (await t.request('GET', `/v1/commission-statements/${id}`)).json();
+  /**
+   * The outbox mailer, but a column the event shows changes while the mail is out (written
+   * here directly; the status stays issued, so the statement is still marked sent).
+   */
+  const objectingWhileSending = (id: string, objectedAt: string): Mailer => {
+    const inner = createMailer({ dataDir: t.dataDir, sealer });
+    return {
+      ...inner,
+      send: async (to, mail) => {
+        await t.handle.db
+          .updateTable('commission_statements')
+          .set({ objected_at: new Date(objectedAt) })
+          .where('id', '=', id)
+          .execute();
+        return inner.send(to, mail);
+      },
+    };
+  };
+  /** Claims the due jobs: the statement's delivery job, and the others (run afterwards by runOthers). */
+  const claimDelivery = async (id: string) => {
+    const claimed = await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 100, leaseMs: 60_000, companyId: t.company.companyId });
+    const job = claimed.find((j) => (j.payload as { statement_id?: string }).statement_id === id);
+    assert.ok(job, 'the statement’s delivery job');
+    return { job, others: claimed.filter((j) => j.id !== job.id) };
+  };
+  /** The other claimed jobs (statements mailed already) end as before: nothing more to do. */
+  const runOthers = async (others: JobRow[]) => {
+    const mailer = createMailer({ dataDir: t.dataDir, sealer });
+    for (const other of others) assert.equal(await runJob({ db: t.handle.db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, other), 'done');
+  };
 
   test('one read, the files stored with the mail started in one statement, then sent and its event in one statement; the event equals GET', async () => {
     const id = await issued('one');
@@ -67,20 +97,7 @@ describe('delivering a statement', () => {
 
   test('a statement changed while its mail was out: the event is built from the row as written, still equal to GET, and written once', async () => {
     const id = await issued('two');
-    const inner = createMailer({ dataDir: t.dataDir, sealer });
-    // A column the event shows changes while the mail is out (written here directly; the
-    // status stays issued, so the statement is still marked sent).
-    const mailer: Mailer = {
-      ...inner,
-      send: async (to, mail) => {
-        await t.handle.db
-          .updateTable('commission_statements')
-          .set({ objected_at: new Date('2026-11-01T12:00:01Z') })
-          .where('id', '=', id)
-          .execute();
-        return inner.send(to, mail);
-      },
-    };
+    const mailer = objectingWhileSending(id, '2026-11-01T12:00:01Z');
     const { db, statements } = recording(t.handle.db);
     assert.deepEqual(await mailStatement({ db, clock: t.clock, mailer, renderStatement: t.invoicing.renderStatement }, t.company.companyId, id), {
       outcome: 'sent',
@@ -97,9 +114,7 @@ describe('delivering a statement', () => {
   test('the delivery job ends in the statement that marks the statement sent: no write of the runner after it', async () => {
     const id = await issued('three');
     const mailer = createMailer({ dataDir: t.dataDir, sealer });
-    const claimed = await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 100, leaseMs: 60_000, companyId: t.company.companyId });
-    const job = claimed.find((j) => (j.payload as { statement_id?: string }).statement_id === id);
-    assert.ok(job, 'the statement’s delivery job');
+    const { job, others } = await claimDelivery(id);
     const { db, statements } = recording(t.handle.db);
     assert.equal(await runJob({ db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, job), 'done');
     assert.deepEqual(statements, [
@@ -111,28 +126,13 @@ describe('delivering a statement', () => {
     assert.equal(row.status, 'done');
     assert.equal(row.finished_at?.toISOString(), t.clock.now().toISOString());
     assert.equal((await get(id)).status, 'sent');
-    // The other claimed jobs (statements mailed above already) end as before: nothing more to do.
-    for (const other of claimed.filter((j) => j.id !== job.id))
-      assert.equal(await runJob({ db: t.handle.db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, other), 'done');
+    await runOthers(others);
   });
 
   test('a statement changed while the job’s mail was out: the job ends in the transaction that writes the event from the row as written', async () => {
     const id = await issued('four');
-    const inner = createMailer({ dataDir: t.dataDir, sealer });
-    const mailer: Mailer = {
-      ...inner,
-      send: async (to, mail) => {
-        await t.handle.db
-          .updateTable('commission_statements')
-          .set({ objected_at: new Date('2026-11-01T12:00:02Z') })
-          .where('id', '=', id)
-          .execute();
-        return inner.send(to, mail);
-      },
-    };
-    const claimed = await claimJobs(t.handle.db, { workerId: 'test', now: t.clock.now(), limit: 100, leaseMs: 60_000, companyId: t.company.companyId });
-    const job = claimed.find((j) => (j.payload as { statement_id?: string }).statement_id === id);
-    assert.ok(job, 'the statement’s delivery job');
+    const mailer = objectingWhileSending(id, '2026-11-01T12:00:02Z');
+    const { job, others } = await claimDelivery(id);
     const { db, statements } = recording(t.handle.db);
     assert.equal(await runJob({ db, clock: t.clock, mailer, services: { invoicing: t.invoicing } }, job), 'done');
     assert.deepEqual(statements.slice(-4), [
@@ -148,7 +148,6 @@ describe('delivering a statement', () => {
       [view],
     );
     assert.equal((await t.handle.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status, 'done');
-    for (const other of claimed.filter((j) => j.id !== job.id))
-      assert.equal(await runJob({ db: t.handle.db, clock: t.clock, mailer: inner, services: { invoicing: t.invoicing } }, other), 'done');
+    await runOthers(others);
   });
 });
