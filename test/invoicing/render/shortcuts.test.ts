@@ -63,8 +63,9 @@ function random(seed: number): () => number {
 
 // XML's special characters, German and Latin Extended-A letters, typographic marks, and
 // characters outside the fonts' primed charset (Greek, arrows, a mathematical sign, a CJK
-// character DejaVu does not have, an emoji).
-const ALPHABET = [...'abcXYZ09 &<>"\'äöüßÄÖÜ€„“‚‘–—…łŁśŚžŽőŐ·ΩλΣ→⇒∑中😀/\\()'];
+// character DejaVu does not have, an emoji), and combining marks (an acute, a diaeresis: the
+// font places them with an offset, which a line's operators write as a Tm of their own).
+const ALPHABET = [...'abcXYZ09 &<>"\'äöüßÄÖÜ€„“‚‘–—…łŁśŚžŽőŐ·ΩλΣ→⇒∑中😀/\\()\u0301\u0308'];
 
 function text(next: () => number, min: number, max: number): string {
   const length = min + Math.floor(next() * (max - min + 1));

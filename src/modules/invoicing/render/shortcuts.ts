@@ -7,7 +7,9 @@
 // inflated streams; and text widths measured once per process (pdf/fonts.ts), giving the
 // widths pdfkit computes; and a stream's drawing operators turned into bytes at once
 // (pdf/stream-writes.ts), giving pdfkit's bytes; and numeral words put together from their
-// characters' runs, other words kept as plain runs (pdf/fonts.ts), giving fontkit's runs.
+// characters' runs, other words kept as plain runs (pdf/fonts.ts), giving fontkit's runs;
+// and each prepared line's text operators written at once (pdf/direct-line.ts), giving
+// pdfkit's bytes.
 // The renderer tests switch them off to render every fixture the libraries' way and
 // compare; nothing else touches this.
 export const shortcuts = {
@@ -19,6 +21,7 @@ export const shortcuts = {
   widthCache: true,
   stringWrites: true,
   wordRuns: true,
+  directLines: true,
 };
 
 export type Shortcuts = typeof shortcuts;
@@ -46,6 +49,7 @@ export function withoutShortcuts<T>(render: () => Promise<T>): Promise<T> {
       widthCache: false,
       stringWrites: false,
       wordRuns: false,
+      directLines: false,
     },
     render,
   );

@@ -114,15 +114,23 @@ const LAYOUT_CACHE_LIMIT = 2_000;
 
 const layoutCaches = new Map<ParsedFont, Record<string, unknown>>();
 
+/** Documents that take a cache between two counts of its words. */
+const COUNT_EVERY = 8;
+const takes = new Map<ParsedFont, number>();
+
 /**
  * The cache of `font`, started afresh once it holds LAYOUT_CACHE_LIMIT words (bounds memory;
- * a document adds at most a few hundred). A plain object, counted here when a document
- * takes it: behind a Proxy that counted each write, every read of pdfkit's (~2,000 per
- * invoice) took V8's slow path, ~4 % of an invoice's rendering (issue 26).
+ * a document adds at most a few hundred, so COUNT_EVERY documents at most a few thousand
+ * more). A plain object, counted here when every COUNT_EVERY-th document takes it: behind
+ * a Proxy that counted each write, every read of pdfkit's (~2,000 per invoice) took V8's
+ * slow path, ~4 % of an invoice's rendering; counting its ~2,000 keys for every document
+ * took ~2 % of a statement's (issue 26).
  */
 function layoutCacheFor(font: ParsedFont): Record<string, unknown> {
   let cache = layoutCaches.get(font);
-  if (!cache || Object.keys(cache).length >= LAYOUT_CACHE_LIMIT) {
+  const taken = (takes.get(font) ?? 0) + 1;
+  takes.set(font, taken % COUNT_EVERY);
+  if (!cache || (taken === COUNT_EVERY && Object.keys(cache).length >= LAYOUT_CACHE_LIMIT)) {
     cache = Object.create(null) as Record<string, unknown>;
     layoutCaches.set(font, cache);
   }

@@ -1,6 +1,7 @@
 // Measured text: every block of the PDF is broken into lines here and each line is drawn
 // on its own at a position computed from its measured height, so nothing pdfkit wraps on
 // its own can run into the next block (the cause of overprinted addresses before).
+import { drawLine } from './direct-line.ts';
 
 /** Text as it may be printed: tabs and other blanks as one space, control characters dropped, line breaks kept. */
 export function printable(text: string): string {
@@ -118,7 +119,7 @@ export function drawLines(
   let top = y;
   for (const line of lines) {
     const left = options.align === 'right' && options.width !== undefined ? x + options.width - width(pdf, line) : x;
-    pdf.text(line, left, top, { lineBreak: false });
+    drawLine(pdf, line, left, top);
     top += step;
   }
   return top;
