@@ -163,11 +163,21 @@ export async function runJob(deps: RunJobDeps, job: JobRow): Promise<JobOutcome>
   if (succeeded) return finish(db, job, 'done', { at: now });
 
   const error = errorMessage(failure);
-  if (failure instanceof PermanentJobError || job.attempts >= job.max_attempts) {
-    log(`${label} failed for good: ${error}`);
-    return finish(db, job, 'failed', { at: now, error });
-  }
+  const forGood = failure instanceof PermanentJobError || job.attempts >= job.max_attempts;
   const runAt = new Date(now.getTime() + backoffDelayMs(job.attempts, kind.backoff));
-  log(`${label} failed, retry at ${runAt.toISOString()}: ${error}`);
-  return finish(db, job, 'retried', { at: now, error, runAt });
+  const outcome = forGood ? await finish(db, job, 'failed', { at: now, error }) : await finish(db, job, 'retried', { at: now, error, runAt });
+  // A handler that threw after the transaction with its JobContext.done had committed: the
+  // job is done (its change committed with the mark), not lost and not to be retried.
+  if (outcome === 'lost' && markedByHandler && (await doneInThisAttempt(db, job))) {
+    log(`${label} threw after its end had committed; the job is done: ${error}`);
+    return 'done';
+  }
+  log(forGood ? `${label} failed for good: ${error}` : `${label} failed, retry at ${runAt.toISOString()}: ${error}`);
+  return outcome;
+}
+
+/** Whether the job ended as done in the attempt this run claimed (by its handler's commit). */
+async function doneInThisAttempt(db: Database, job: JobRow): Promise<boolean> {
+  const row = await db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job.id).executeTakeFirst();
+  return row?.status === 'done' && row.attempts === job.attempts;
 }

@@ -72,6 +72,32 @@ describe('a job marked done in the handler’s transaction', () => {
     assert.deepEqual(await eventsOf(companyId), [], 'the change rolled back with the mark');
   });
 
+  test('a handler that throws after its end committed: the job is done, not retried, and the log says so', async () => {
+    const { companyId, clock, registry } = await setup();
+    registry.define({
+      name: 'test.throws_after',
+      handler: async ({ db, done }) => {
+        await inTransaction(db, async (trx) => {
+          await recordEvent(trx, { companyId, type: 'test.changed', data: {} });
+          return done(trx);
+        });
+        throw new Error('a step after the commit failed');
+      },
+    });
+    const id = (await enqueue(handle.db, { name: 'test.throws_after', companyId, payload: {}, runAt: clock.now() }, registry))!;
+    const [job] = await claimJobs(handle.db, { workerId: 'w', now: clock.now(), limit: 1, leaseMs: 60_000, companyId });
+    const lines: string[] = [];
+    assert.equal(await runJob({ db: handle.db, clock, registry, log: (line) => lines.push(line) }, job!), 'done');
+    const row = await jobById(handle.db, id);
+    assert.equal(row.status, 'done');
+    assert.equal(row.attempts, 1);
+    assert.equal(row.last_error, null, 'no error recorded on a job that is done');
+    assert.deepEqual(await eventsOf(companyId), [{ type: 'test.changed' }]);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /threw after its end had committed; the job is done: a step after the commit failed/);
+    assert.doesNotMatch(lines[0]!, /retry/);
+  });
+
   test('a JobDone of another job’s run does not end this job', async () => {
     const { companyId, clock, registry } = await setup();
     let kept: JobDone | undefined;
