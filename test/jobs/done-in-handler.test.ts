@@ -26,6 +26,12 @@ describe('a job marked done in the handler’s transaction', () => {
     const companyId = await seedCompany(handle.db);
     return { companyId, clock: fixedClock(START), registry: createJobRegistry() };
   }
+  /** Enqueues one job of `name` and claims it for worker `w` (the job's id and its claim). */
+  async function enqueueAndClaim({ companyId, clock, registry }: Awaited<ReturnType<typeof setup>>, name: string) {
+    const id = (await enqueue(handle.db, { name, companyId, payload: {}, runAt: clock.now() }, registry))!;
+    const [job] = await claimJobs(handle.db, { workerId: 'w', now: clock.now(), limit: 1, leaseMs: 60_000, companyId });
+    return { id, job: job! };
+  }
   const eventsOf = (companyId: string) => handle.db.selectFrom('events').select('type').where('company_id', '=', companyId).execute();
 
   test('the change and the job’s end commit together; the runner writes nothing after the handler', async () => {
@@ -38,10 +44,9 @@ describe('a job marked done in the handler’s transaction', () => {
           return done(trx);
         }),
     });
-    const id = (await enqueue(handle.db, { name: 'test.done_in_trx', companyId, payload: {}, runAt: clock.now() }, registry))!;
-    const [job] = await claimJobs(handle.db, { workerId: 'w', now: clock.now(), limit: 1, leaseMs: 60_000, companyId });
+    const { id, job } = await enqueueAndClaim({ companyId, clock, registry }, 'test.done_in_trx');
     const { db, statements } = recording(handle.db);
-    assert.equal(await runJob({ db, clock, registry }, job!), 'done');
+    assert.equal(await runJob({ db, clock, registry }, job), 'done');
     assert.deepEqual(statements, ['insert events', 'update jobs'], 'one transaction: the change, then the job marked done; nothing after it');
     const row = await jobById(handle.db, id);
     assert.equal(row.status, 'done');
@@ -63,10 +68,9 @@ describe('a job marked done in the handler’s transaction', () => {
         // Nothing committed: the handler returns nothing, as a handler that never called done.
       },
     });
-    const id = (await enqueue(handle.db, { name: 'test.rolled_back', companyId, payload: {}, runAt: clock.now() }, registry))!;
-    const [job] = await claimJobs(handle.db, { workerId: 'w', now: clock.now(), limit: 1, leaseMs: 60_000, companyId });
+    const { id, job } = await enqueueAndClaim({ companyId, clock, registry }, 'test.rolled_back');
     const { db, statements } = recording(handle.db);
-    assert.equal(await runJob({ db, clock, registry }, job!), 'done');
+    assert.equal(await runJob({ db, clock, registry }, job), 'done');
     assert.deepEqual(statements, ['insert events', 'update jobs', 'update jobs'], 'the rolled back mark, then the runner’s');
     assert.equal((await jobById(handle.db, id)).status, 'done');
     assert.deepEqual(await eventsOf(companyId), [], 'the change rolled back with the mark');
@@ -84,10 +88,9 @@ describe('a job marked done in the handler’s transaction', () => {
         throw new Error('a step after the commit failed');
       },
     });
-    const id = (await enqueue(handle.db, { name: 'test.throws_after', companyId, payload: {}, runAt: clock.now() }, registry))!;
-    const [job] = await claimJobs(handle.db, { workerId: 'w', now: clock.now(), limit: 1, leaseMs: 60_000, companyId });
+    const { id, job } = await enqueueAndClaim({ companyId, clock, registry }, 'test.throws_after');
     const lines: string[] = [];
-    assert.equal(await runJob({ db: handle.db, clock, registry, log: (line) => lines.push(line) }, job!), 'done');
+    assert.equal(await runJob({ db: handle.db, clock, registry, log: (line) => lines.push(line) }, job), 'done');
     const row = await jobById(handle.db, id);
     assert.equal(row.status, 'done');
     assert.equal(row.attempts, 1);
