@@ -33,14 +33,15 @@ import { fixedClock } from '../src/shared/clock.ts';
 import { createSealer } from '../src/shared/secrets.ts';
 import { COMPANY_FILE } from '../test/helpers/company.ts';
 import { type ChildInput, type ChildOutput, open } from './bank-import-child.ts';
+import { flagsOf } from './node-flags.ts';
 import { type BalanceCheck, checkBalances, inPool, partnerBody, round } from './revenue-share-data.ts';
 import { machineBusy } from './stats.ts';
 import { onEachTarget, onlyFlag, type Target } from './targets.ts';
 
 const NOW = '2026-11-21T10:00:00Z';
 const CHILD = path.join(import.meta.dirname, 'bank-import-child.ts');
-/** What bin/kontor.js starts `kontor bank import` with (as bench/bank-import.ts). */
-const CLI_FLAGS = ['--max-semi-space-size=4'];
+/** What bin/kontor.js starts `kontor bank import` with (bin/node-flags.json). */
+const CLI_FLAGS = flagsOf('bank import');
 /** Attributions made at a time on PostgreSQL (PGlite runs one transaction at a time). */
 const SETUP_CONCURRENCY = 8;
 

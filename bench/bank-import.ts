@@ -27,6 +27,7 @@ import { newId } from '../src/shared/ids.ts';
 import { createSealer } from '../src/shared/secrets.ts';
 import { COMPANY_FILE } from '../test/helpers/company.ts';
 import { type ChildInput, type ChildOutput, open } from './bank-import-child.ts';
+import { flagsOf } from './node-flags.ts';
 import { onEachTarget, onlyFlag, type Target } from './targets.ts';
 
 const NOW = '2026-11-21T10:00:00Z';
@@ -187,14 +188,14 @@ ${debits.join('\n')}
   return { partial, over, reversedCents };
 }
 
-/** What bin/kontor.js starts `kontor bank import` with (keep the two alike). */
-const CLI_FLAGS = ['--max-semi-space-size=4'];
+/** What bin/kontor.js starts `kontor bank import` with (bin/node-flags.json). */
+const CLI_FLAGS = flagsOf('bank import');
 
 function runChild(input: ChildInput): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      // The child runs with the flags `kontor bank import` gets from bin/kontor.js (LEAN_FLAGS);
+      // The child runs with the flags `kontor bank import` gets from bin/kontor.js (node-flags.json);
       // BANK_BENCH_NODE_FLAGS (e.g. --trace-gc) are added to the measured child only.
       [...CLI_FLAGS, ...(process.env.BANK_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), CHILD, JSON.stringify(input)],
       { stdio: ['ignore', 'pipe', 'inherit'] },

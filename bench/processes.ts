@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { flagsOf } from './node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KONTOR = `${ROOT}bin/kontor.js`;
@@ -88,7 +89,8 @@ export async function startServer(env: NodeJS.ProcessEnv, dataDir: string, timeo
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const { child, output } = track([KONTOR, 'serve', '--data', dataDir, '--port', String(port)], env, 'pipe');
+  // With the flags `npm start` gives it (bin/node-flags.json).
+  const { child, output } = track([...flagsOf('serve'), KONTOR, 'serve', '--data', dataDir, '--port', String(port)], env, 'pipe');
   const stop = async () => {
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -9,14 +9,26 @@ import { fileURLToPath } from 'node:url';
 const major = Number(process.versions.node.split('.')[0]);
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-// A bank import holds a whole statement in memory and makes garbage fast; with V8's
-// default young generation (up to 3 × 16 MiB on 64-bit) a 10,000-entry camt.053 peaked
-// near 300 MiB of RSS, with 4 MiB semi-spaces at about 210 MiB (and ~1 s slower).
-// Such batch commands run in a process started with that flag.
-const LEAN_FLAGS = ['--max-semi-space-size=4'];
-const LEAN_COMMANDS = [['bank', 'import']];
+// V8 flags per command (bin/node-flags.json; the benches read the same file):
+// - `bank import` holds a whole statement in memory and makes garbage fast; with V8's
+//   default young generation (semi-spaces of up to 16 MiB on 64-bit) a 10,000-entry
+//   camt.053 peaked near 300 MiB of RSS, with 4 MiB semi-spaces at about 210 MiB (and ~1 s
+//   slower). It always runs in a process started with its flag.
+// - `serve`, `worker` and `jobs run` run the month-end: thousands of documents whose
+//   short-lived garbage (query rows, mail parts, PDF buffers) fills the young generation.
+//   With 8 MiB semi-spaces the young generation stays inside the processor's cache; the
+//   statement run of 2,000 partners took ~10 % less time than with V8's 16 MiB, and with
+//   64 MiB it took twice as long (bench/RESULTS.md, 2026-11-28 evening). These get their
+//   flag when this launcher starts a child anyway (an older system node); started by
+//   Node 24 directly (`npm start`, a systemd unit) the command line carries it.
+// A flag the process was started with, in any value, is the operator's choice and stays.
+import NODE_FLAGS from './node-flags.json' with { type: 'json' };
+
 const args = process.argv.slice(2);
-const lean = LEAN_COMMANDS.some((words) => words.every((word, i) => args[i] === word)) && !process.execArgv.includes(LEAN_FLAGS[0]);
+const command = Object.keys(NODE_FLAGS).find((name) => name.split(' ').every((word, i) => args[i] === word));
+const flagName = (flag) => flag.split('=')[0];
+const tuned = (command ? NODE_FLAGS[command] : []).filter((flag) => !process.execArgv.some((given) => flagName(given) === flagName(flag)));
+const lean = command === 'bank import' && tuned.length > 0;
 
 if (major < 24 || lean) {
   let runtime = process.execPath;
@@ -32,9 +44,10 @@ if (major < 24 || lean) {
   // committing an import nobody waits for). Node has no parent-death signal, so the child
   // gets one end of a pipe as fd 3 (KONTOR_LAUNCHER_FD): when this process ends, however
   // it ends, the kernel closes the other end and the child kills itself (src/main.ts).
-  // The same runtime started again for a lean command keeps this process's flags.
+  // The same runtime started again for a lean command keeps this process's flags; the
+  // command's own flags come after them.
   const carried = runtime === process.execPath ? process.execArgv : [];
-  const child = spawn(runtime, [...carried, ...(lean ? LEAN_FLAGS : []), fileURLToPath(import.meta.url), ...args], {
+  const child = spawn(runtime, [...carried, ...tuned, fileURLToPath(import.meta.url), ...args], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     env: { ...process.env, KONTOR_LAUNCHER_FD: '3' },
   });

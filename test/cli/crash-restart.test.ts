@@ -21,6 +21,9 @@ const noOldSystemNode =
     ? `${SYSTEM_NODE} is missing: the launcher's hand-over to the pinned Node 24 cannot be tried`
     : systemNodeMajor >= 24 && `${SYSTEM_NODE} is Node ${systemNodeMajor}: the launcher starts no child`;
 
+/** A process's arguments (/proc/PID/cmdline). */
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
 const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 
 describe('restart after kill -9', () => {
@@ -116,6 +119,7 @@ describe('restart after kill -9', () => {
     const port = Number((await launcher.waitFor(/listens on http:\/\/[^:]+:(\d+)/))[1]);
     const child = childOf(launcher);
     assert.ok(child, 'the launcher runs the server in a child process');
+    assert.ok(commandLine(child).includes('--max-semi-space-size=8'), 'the server runs with the flags of bin/node-flags.json');
     assert.ok(await answers(port));
 
     launcher.child.kill('SIGKILL');
@@ -152,6 +156,7 @@ describe('restart after kill -9', () => {
     await launcher.waitFor(/kontor: paused at bank-import.before-commit/);
     const child = childOf(launcher);
     assert.ok(child, 'the import runs in a child process');
+    assert.ok(commandLine(child).includes('--max-semi-space-size=4'), 'with the lean flag');
 
     launcher.child.kill('SIGKILL');
     await poll('the child to end', () => ended(child), 3000);
@@ -161,5 +166,22 @@ describe('restart after kill -9', () => {
     const result = JSON.parse(again.stdout) as { already_imported: boolean; entries: { status: string }[] };
     assert.equal(result.already_imported, false, 'the killed import committed nothing');
     assert.equal(result.entries[0]!.status, 'unmatched');
+  });
+
+  test('a `kontor bank import` started with its own --max-semi-space-size keeps it: no child with the lean flag', {
+    skip: !hasProc && 'Linux /proc only',
+  }, async () => {
+    const { company_id } = await bootstrap();
+    w.writeFile('auszug.xml', camt([{ amount: '42.00', text: 'Rechnung RE-2026-09999', name: 'Niemand AG' }], { id: 'own-flag' }));
+    const p = watch(process.execPath, ['--max-semi-space-size=6', BIN, 'bank', 'import', 'auszug.xml', '--company', company_id, '--json'], {
+      cwd: w.dir,
+      env: { ...w.env, KONTOR_WORKER: 'off', KONTOR_PAUSE_AT: 'bank-import.before-commit' },
+    });
+    started.push(p);
+    await p.waitFor(/kontor: paused at bank-import.before-commit/);
+    assert.equal(childOf(p), undefined, 'the import runs in the started process');
+    assert.ok(commandLine(p.child.pid!).includes('--max-semi-space-size=6'));
+    p.child.kill('SIGKILL');
+    await once(p.child, 'exit');
   });
 });
