@@ -27,7 +27,10 @@ export interface AuditLogTable {
   id: string;
   seq: Generated<number>;
   company_id: string | null;
-  user_id: string;
+  /** The person who acted, or null when a partner acted through the portal. */
+  user_id: string | null;
+  /** The partner account that acted through the portal (migration 0046), or null. */
+  partner_account_id: Generated<string | null>;
   at: Date;
   action: string;
   subject_type: string;

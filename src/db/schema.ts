@@ -7,6 +7,7 @@ import type { DunningNoticesTable, DunningStopsTable } from './schema-dunning.ts
 import type { InvoicingTables } from './schema-invoicing.ts';
 import type { PaymentsTables } from './schema-payments.ts';
 import type { PayoutTables } from './schema-payouts.ts';
+import type { PortalTables } from './schema-portal.ts';
 import type { Json, Tier, Timestamp } from './schema-types.ts';
 import type { WebTables } from './schema-web.ts';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema-webhooks.ts';
@@ -197,7 +198,7 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
-export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables, WebTables, PayoutTables {
+export interface DB extends InvoicingTables, BookkeepingTables, PaymentsTables, ContractTables, CommissionTables, WebTables, PayoutTables, PortalTables {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -7,6 +7,8 @@ import { newId } from '../../shared/ids.ts';
 // all. The table refuses updates and deletes (migration 0022).
 
 export type Actor = { userId: string; organizationId: string; companyId: string | null };
+/** A partner acting through the portal (its own partner account, of one company). */
+export type PartnerActor = { partnerAccountId: string; organizationId: string; companyId: string };
 
 export type AuditRecord = {
   action: string;
@@ -17,14 +19,15 @@ export type AuditRecord = {
   after?: Record<string, unknown> | null;
 };
 
-export async function recordAudit(trx: Trx | Database, actor: Actor, at: Date, record: AuditRecord): Promise<void> {
+export async function recordAudit(trx: Trx | Database, actor: Actor | PartnerActor, at: Date, record: AuditRecord): Promise<void> {
   await trx
     .insertInto('audit_log')
     .values({
       organization_id: actor.organizationId,
       id: newId('aud'),
       company_id: actor.companyId,
-      user_id: actor.userId,
+      user_id: 'userId' in actor ? actor.userId : null,
+      partner_account_id: 'partnerAccountId' in actor ? actor.partnerAccountId : null,
       at,
       action: record.action,
       subject_type: record.subjectType,
@@ -38,7 +41,9 @@ export async function recordAudit(trx: Trx | Database, actor: Actor, at: Date, r
 export type AuditEntry = {
   seq: number;
   at: Date;
+  /** The person's e-mail, or the partner account's when a partner acted (`actor`). */
   email: string;
+  actor: 'person' | 'partner';
   action: string;
   subject_type: string;
   subject_id: string | null;
@@ -55,8 +60,10 @@ export async function listAudit(
 ): Promise<AuditEntry[]> {
   let query = db
     .selectFrom('audit_log as a')
-    .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['a.seq', 'a.at', 'u.email', 'a.action', 'a.subject_type', 'a.subject_id', 'a.before', 'a.after'])
+    .leftJoin('users as u', 'u.id', 'a.user_id')
+    .leftJoin('partner_accounts as pa', (join) => join.onRef('pa.company_id', '=', 'a.company_id').onRef('pa.id', '=', 'a.partner_account_id'))
+    .select(['a.seq', 'a.at', 'a.action', 'a.subject_type', 'a.subject_id', 'a.before', 'a.after'])
+    .select((eb) => [eb.fn.coalesce('u.email', 'pa.email').as('email'), eb('a.user_id', 'is', null).as('by_partner')])
     .where('a.organization_id', '=', organizationId)
     .where((eb) => eb.or([eb('a.company_id', '=', companyId), eb('a.company_id', 'is', null)]));
   if (options.beforeSeq !== undefined) query = query.where('a.seq', '<', options.beforeSeq);
@@ -64,8 +71,10 @@ export async function listAudit(
     .orderBy('a.seq', 'desc')
     .limit(options.limit ?? 50)
     .execute();
-  return rows.map((row) => ({
+  return rows.map(({ by_partner, email, ...row }) => ({
     ...row,
+    email: email ?? '',
+    actor: by_partner ? ('partner' as const) : ('person' as const),
     before: parseJson(row.before),
     after: parseJson(row.after),
   }));

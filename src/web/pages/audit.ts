@@ -56,8 +56,11 @@ async function listEntries(
 ) {
   let query = db
     .selectFrom('audit_log as a')
-    .innerJoin('users as u', 'u.id', 'a.user_id')
-    .select(['a.seq', 'a.at', 'u.email', 'a.action', 'a.subject_type', 'a.subject_id', 'a.before', 'a.after'])
+    // A partner's own actions (the portal) name its partner account instead of a person.
+    .leftJoin('users as u', 'u.id', 'a.user_id')
+    .leftJoin('partner_accounts as pa', (join) => join.onRef('pa.company_id', '=', 'a.company_id').onRef('pa.id', '=', 'a.partner_account_id'))
+    .select(['a.seq', 'a.at', 'a.action', 'a.subject_type', 'a.subject_id', 'a.before', 'a.after'])
+    .select((eb) => eb.fn.coalesce('u.email', 'pa.email').as('email'))
     .where('a.organization_id', '=', organizationId)
     .where((eb) => eb.or([eb('a.company_id', '=', companyId), eb('a.company_id', 'is', null)]));
   if (filter.area) {

@@ -1,0 +1,14 @@
+// The partner portal (issue 27): partner accounts and their invitations.
+export {
+  acceptPartnerInvitation,
+  deactivatePartnerAccount,
+  INVITATION_DAYS,
+  invitationAccount,
+  invitePartnerAccount,
+  MIN_PASSWORD_LENGTH,
+  type PartnerAccount,
+  type PartnerInvitation,
+  partnerAccounts,
+  verifyPartnerPassword,
+} from './partner-accounts.ts';
+export { PortalError, type PortalRefusal } from './portal-error.ts';
