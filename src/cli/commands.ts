@@ -299,6 +299,7 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
       await import('../modules/contracts/index.ts');
       await import('../modules/dunning/index.ts');
       await import('../modules/statements/index.ts');
+      await import('../modules/portal/index.ts');
       const { runDueWork } = await import('../jobs/index.ts');
       const { webhookDelivery } = await import('../modules/webhooks/index.ts');
       const { createMailer } = await import('../modules/mail/index.ts');
@@ -320,7 +321,7 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
           clock,
           webhooks: webhookDelivery({ db: ctx.db, sealer: ctx.sealer }),
           ...(mailer ? { mailer } : {}),
-          services: invoicing ? { invoicing } : {},
+          services: { ...(invoicing ? { invoicing } : {}), portal: { sealer: ctx.sealer } },
           ...(ctx.liveness ? { liveness: ctx.liveness } : {}),
         },
         {

@@ -6,6 +6,7 @@ import type { ModuleCommand } from './command-kit.ts';
 import { DUNNING_COMMANDS } from './dunning-commands.ts';
 import { INVOICE_COMMANDS } from './invoice-commands.ts';
 import { PERIOD_COMMANDS } from './period-commands.ts';
+import { PORTAL_COMMANDS } from './portal-commands.ts';
 import { RECORD_COMMANDS } from './record-commands.ts';
 import { SETTINGS_COMMANDS } from './settings-commands.ts';
 import { STATEMENT_COMMANDS } from './statement-commands.ts';
@@ -27,4 +28,5 @@ export const MODULE_COMMANDS: ModuleCommand[] = [
   ...RECORD_COMMANDS,
   ...INVOICE_COMMANDS,
   ...DUNNING_COMMANDS,
+  ...PORTAL_COMMANDS,
 ];

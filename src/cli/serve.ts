@@ -7,6 +7,7 @@ import { startWorker } from '../jobs/index.ts';
 import '../modules/contracts/index.ts'; // registers the contract billing run (daily task and jobs)
 import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
 import '../modules/statements/index.ts'; // registers the statement run (daily task and jobs)
+import '../modules/portal/index.ts'; // registers the job that mails partner invitations
 import { defaultRenderThreads, invoicingOutside } from '../modules/invoicing/outside.ts';
 import { loadRenderers } from '../modules/invoicing/render/renderers.ts';
 import { createMailer } from '../modules/mail/index.ts';
@@ -85,7 +86,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
         clock,
         webhooks: webhookDelivery({ db: handle.db, sealer }),
         mailer,
-        services: { invoicing: { ...invoicing, liveness: handle.liveness } },
+        services: { invoicing: { ...invoicing, liveness: handle.liveness }, portal: { sealer } },
         // Claims carry this process's token; jobs of a killed predecessor run at once.
         liveness: handle.liveness,
       })

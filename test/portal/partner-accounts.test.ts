@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { runDueWork } from '../../src/jobs/index.ts';
 import { listAudit } from '../../src/modules/audit/audit-log.ts';
+import { createMailer } from '../../src/modules/mail/index.ts';
 import {
   acceptPartnerInvitation,
   deactivatePartnerAccount,
@@ -12,34 +16,37 @@ import {
   verifyPartnerPassword,
 } from '../../src/modules/portal/index.ts';
 import { putPartner } from '../commissions/helpers.ts';
-import { type TestApp, testApp } from '../helpers/app.ts';
+import { sealer, type TestApp, testApp } from '../helpers/app.ts';
 
 // Issue 27 §1: partner accounts of the portal, invited by a person of the company with a
 // link valid 7 days and usable once, through which the partner chooses its password.
+
+const PORTAL_URL = 'https://kontor.example.de/portal';
 
 const refused = (refusal: PortalRefusal) => (error: unknown) => error instanceof PortalError && error.refusal === refusal;
 
 describe('partner accounts of the portal', () => {
   let t: TestApp;
-  let deps: { db: TestApp['handle']['db']; clock: TestApp['clock'] };
+  let deps: { db: TestApp['handle']['db']; clock: TestApp['clock']; sealer: typeof sealer };
   let actor: { userId: string; organizationId: string; companyId: string };
   let partnerId: string;
   before(async () => {
     t = await testApp();
-    deps = { db: t.handle.db, clock: t.clock };
+    deps = { db: t.handle.db, clock: t.clock, sealer };
     actor = { userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId };
     partnerId = await putPartner(t, 'portal-1', { email: 'vertrieb@partner.example' });
   });
   after(() => t.close());
 
   const invite = (email: string, partner = partnerId, companyId = t.company.companyId) =>
-    invitePartnerAccount(deps, { ...actor, companyId }, { companyId, partnerId: partner, email });
+    invitePartnerAccount(deps, { ...actor, companyId }, { companyId, partnerId: partner, email, portalUrl: PORTAL_URL });
 
   test('invited, the partner chooses a password through the link once; then the address and password open its account', async () => {
     const invitation = await invite('  Anna@Partner.Example ');
     assert.equal(invitation.email, 'anna@partner.example');
     assert.equal(invitation.expires_at.toISOString(), '2026-11-28T10:00:00.000Z', '7 days from now');
     assert.ok(invitation.token.length >= 40);
+    assert.equal(invitation.invitation_url, `${PORTAL_URL}/invitation/${invitation.token}`);
     const pending = await invitationAccount(t.handle.db, t.clock, invitation.token);
     assert.equal(pending?.partner_id, partnerId);
     assert.equal(pending?.activated_at, null);
@@ -122,6 +129,7 @@ describe('partner accounts of the portal', () => {
           companyId: other.companyId,
           partnerId: otherPartner,
           email: 'DORA@partner.example',
+          portalUrl: PORTAL_URL,
         },
       ),
       refused('email_taken'),
@@ -153,6 +161,38 @@ describe('partner accounts of the portal', () => {
     assert.equal((await verifyPartnerPassword(t.handle.db, 'emil@partner.example', 'Emils Passwort 2'))?.id, invitation.account_id);
     const trail = await listAudit(t.handle.db, t.company.organizationId, t.company.companyId, { limit: 200 });
     assert.equal(trail.filter((e) => e.action === 'partner.portal_deactivated').length, 1);
+  });
+
+  test('the link is mailed from the company’s mailbox, once; a superseded link is not mailed; the job holds the token only sealed', async () => {
+    const outbox = () => {
+      const dir = path.join(t.dataDir, 'outbox', t.company.companyId);
+      try {
+        return readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8'));
+      } catch {
+        return [];
+      }
+    };
+    const work = () =>
+      runDueWork(
+        { db: t.handle.db, clock: t.clock, mailer: createMailer({ dataDir: t.dataDir, sealer }), services: { portal: { sealer } } },
+        { asOf: '2026-11-21', companyId: t.company.companyId, log: () => {} },
+      );
+    await work();
+    const before = outbox().length;
+    const superseded = await invite('frieda@partner.example');
+    const invitation = await invite('frieda@partner.example');
+    const jobs = await t.handle.db.selectFrom('jobs').select('payload').where('name', '=', 'portal.invitation_mail').execute();
+    assert.equal(JSON.stringify(jobs).includes(invitation.token), false, 'no token in the clear in the jobs table');
+    await work();
+    await work();
+    const mails = outbox().slice(before);
+    assert.equal(mails.length, 1, 'one mail: the superseded link is not mailed, the valid one once');
+    const mail = mails[0]!.replace(/=\r?\n/g, '');
+    assert.match(mail, /^To: frieda@partner\.example/m);
+    assert.match(mail, /^Subject: Einladung in das Partnerportal von main GmbH/m);
+    assert.ok(mail.includes(invitation.invitation_url), 'the mail carries the link');
+    assert.equal(mail.includes(superseded.token), false);
+    assert.match(mail, /gilt bis 28\. November 2026 um 11:00/);
   });
 
   test('the audit trail stays append-only with partner rows, and every row has exactly one actor', async () => {

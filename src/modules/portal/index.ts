@@ -1,4 +1,7 @@
 // The partner portal (issue 27): partner accounts and their invitations.
+import './invitation-mail.ts'; // registers the job that mails the invitation link
+
+export { INVITATION_MAIL_JOB, type InvitationMailPayload, invitationUrl } from './invitation-link.ts';
 export {
   acceptPartnerInvitation,
   deactivatePartnerAccount,

@@ -1,11 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
+import { enqueueJob } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 import { newId } from '../../shared/ids.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
+import type { Sealer } from '../../shared/secrets.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
+import { INVITATION_MAIL_JOB, type InvitationMailPayload, invitationUrl } from './invitation-link.ts';
 import { PortalError } from './portal-error.ts';
 
 // Partner accounts of the portal (issue 27 §1). A person of the company invites a partner
@@ -25,8 +28,10 @@ const MAX_PASSWORD_LENGTH = 1024;
 export type PartnerInvitation = {
   account_id: string;
   email: string;
-  /** The link's secret part: `/portal/invitation/<token>`. Shown once. */
+  /** The link's secret part. Shown once. */
   token: string;
+  /** The link the partner opens (`<portal_url>/invitation/<token>`); mailed to the partner. */
+  invitation_url: string;
   expires_at: Date;
 };
 
@@ -64,12 +69,14 @@ async function supersedeInvitations(trx: Trx, companyId: string, accountId: stri
 /**
  * Invites the company's partner to the portal under this address: makes its account (or
  * takes the partner's existing one with this address that is not set up yet, or
- * deactivated: then its old password no longer opens it) and a new invitation link.
+ * deactivated: then its old password no longer opens it) and a new invitation link, and
+ * mails the link from the company's mailbox (job `portal.invitation_mail`, committed with
+ * the invitation). `portalUrl`: where the portal is reached, e.g. https://kontor.example.de/portal.
  */
 export async function invitePartnerAccount(
-  deps: { db: Database; clock: Clock },
+  deps: { db: Database; clock: Clock; sealer: Sealer },
   actor: Actor,
-  input: { companyId: string; partnerId: string; email: string },
+  input: { companyId: string; partnerId: string; email: string; portalUrl: string },
 ): Promise<PartnerInvitation> {
   const email = input.email.trim().toLowerCase();
   if (email.length > MAX_EMAIL_LENGTH || !isEmailAddress(email)) throw new PortalError(`not an e-mail address: ${input.email}`, 'invalid_email');
@@ -130,13 +137,15 @@ export async function invitePartnerAccount(
         superseded_at: null,
       })
       .execute();
+    const payload: InvitationMailPayload = { account_id: accountId as string, sealed_token: deps.sealer.seal(token), portal_url: input.portalUrl };
+    await enqueueJob(trx, { name: INVITATION_MAIL_JOB, companyId: input.companyId, payload, runAt: now });
     await recordAudit(trx, actor, now, {
       action: 'partner.portal_invited',
       subjectType: 'partner',
       subjectId: input.partnerId,
       after: { email, expires_at: expiresAt.toISOString() },
     });
-    return { account_id: accountId as string, email, token, expires_at: expiresAt };
+    return { account_id: accountId as string, email, token, invitation_url: invitationUrl(input.portalUrl, token), expires_at: expiresAt };
   });
 }
 
