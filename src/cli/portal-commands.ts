@@ -9,17 +9,15 @@ import { UsageError } from './io.ts';
 // The portal's address: --portal-url, else KONTOR_PUBLIC_URL + /portal, else
 // http://127.0.0.1:<PORT or 8080>/portal.
 
-/** Where partners reach the portal, for the invitation link. */
-export function portalUrlOf(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const base = given ?? (env.KONTOR_PUBLIC_URL ? `${env.KONTOR_PUBLIC_URL.replace(/\/+$/, '')}/portal` : `http://127.0.0.1:${env.PORT || '8080'}/portal`);
-  let url: URL;
+/** Where partners reach the portal (modules/portal/portal-url.ts), a wrong address a usage error. */
+export async function cliPortalUrl(given: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const { portalUrlOf, PortalUrlError } = await import('../modules/portal/index.ts');
   try {
-    url = new URL(base);
-  } catch {
-    throw new UsageError(`not a URL: ${base}`);
+    return portalUrlOf(given, env, `http://127.0.0.1:${env.PORT || '8080'}/portal`);
+  } catch (error) {
+    if (error instanceof PortalUrlError) throw new UsageError(error.message);
+    throw error;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`the portal's address must be http(s): ${base}`);
-  return base.replace(/\/+$/, '');
 }
 
 export const PORTAL_COMMANDS: ModuleCommand[] = [
@@ -38,7 +36,7 @@ export const PORTAL_COMMANDS: ModuleCommand[] = [
       const partnerRef = requiredFlag(values, 'partner');
       const email = requiredFlag(values, 'email');
       const by = requiredFlag(values, 'by');
-      const portalUrl = portalUrlOf(typeof values['portal-url'] === 'string' ? values['portal-url'] : undefined);
+      const portalUrl = await cliPortalUrl(typeof values['portal-url'] === 'string' ? values['portal-url'] : undefined);
       const { actorFor, Refusal, run } = await import('./app-action-commands.ts');
       const { invitePartnerAccount, PortalError } = await import('../modules/portal/index.ts');
       return run(io, async () => {

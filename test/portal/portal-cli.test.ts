@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type CommandContext, runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { portalUrlOf } from '../../src/cli/portal-commands.ts';
+import { cliPortalUrl } from '../../src/cli/portal-commands.ts';
 import { acceptPartnerInvitation, verifyPartnerPassword } from '../../src/modules/portal/index.ts';
 import { putPartner } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
@@ -90,9 +90,10 @@ describe('kontor admin partner invite / deactivate-portal', () => {
     assert.deepEqual(await t.handle.db.selectFrom('partner_accounts').select('id').execute(), before);
   });
 
-  test('the portal address: --portal-url, else KONTOR_PUBLIC_URL, else the local port', () => {
-    assert.equal(portalUrlOf(undefined, { KONTOR_PUBLIC_URL: 'https://kontor.example.de/' }), 'https://kontor.example.de/portal');
-    assert.equal(portalUrlOf(undefined, { PORT: '9000' }), 'http://127.0.0.1:9000/portal');
-    assert.equal(portalUrlOf(undefined, {}), 'http://127.0.0.1:8080/portal');
+  test('the portal address: --portal-url, else KONTOR_PUBLIC_URL, else the local port', async () => {
+    assert.equal(await cliPortalUrl(undefined, { KONTOR_PUBLIC_URL: 'https://kontor.example.de/' }), 'https://kontor.example.de/portal');
+    assert.equal(await cliPortalUrl('http://x.example/p/', { KONTOR_PUBLIC_URL: 'https://kontor.example.de/' }), 'http://x.example/p');
+    assert.equal(await cliPortalUrl(undefined, { PORT: '9000' }), 'http://127.0.0.1:9000/portal');
+    assert.equal(await cliPortalUrl(undefined, {}), 'http://127.0.0.1:8080/portal');
   });
 });

@@ -15,3 +15,4 @@ export {
   verifyPartnerPassword,
 } from './partner-accounts.ts';
 export { PortalError, type PortalRefusal } from './portal-error.ts';
+export { PortalUrlError, portalUrlOf } from './portal-url.ts';

@@ -66,8 +66,8 @@ defineJob<InvitationMailPayload>({
     const outcome = await mailer.send(company, {
       to: account.email,
       subject: `Einladung in das Partnerportal von ${row.company_name}`,
-      text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n`,
-      html: mailHtml(paragraphs, []),
+      text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n\n-- \n${row.company_name} · ${row.company_email}\n`,
+      html: mailHtml(paragraphs, [`${row.company_name} · ${row.company_email}`]),
       attachments: [],
       messageId,
     });

@@ -8,6 +8,7 @@ import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { euro } from './money.ts';
+import { portalSection, registerPartnerPortalRoutes } from './partner-portal.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
 // Revenue-share partners with their kept balances, and a partner's payout account: set by an
@@ -139,15 +140,27 @@ ${kindNote ? html`<p class="panel warn">${kindNote}</p>` : ''}
 ${form}
 </section>
 ${contactSection}
+${await portalSection(deps, request, member, id)}
 <p><a href="/app/partners">← ${t.partners}</a></p>`;
     return sendPage(reply, page(shell(request, 'partners'), partner.name, body, flash), status);
   };
 
   web.get('/partners/:id', async (request, reply) => {
-    const done = (request.query as { done?: string }).done;
-    const text = done === '1' ? request.t.payoutAccountSaved : done === 'contact' ? request.t.share.contactSaved : null;
+    const { done, email } = request.query as { done?: string; email?: string };
+    const text =
+      done === '1'
+        ? request.t.payoutAccountSaved
+        : done === 'contact'
+          ? request.t.share.contactSaved
+          : done === 'portal-invited'
+            ? request.t.share.portal.invited(String(email ?? '').slice(0, 320))
+            : done === 'portal-deactivated'
+              ? request.t.share.portal.deactivated
+              : null;
     return detail(request, reply, text ? { kind: 'ok', text } : null);
   });
+
+  registerPartnerPortalRoutes(web, deps, (request, reply, flash, status) => detail(request, reply, flash, status));
 
   web.post('/partners/:id/contact', async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);

@@ -167,6 +167,26 @@ export const de = {
   xrechnungMissing: (items: string) => `Für eine XRechnung fehlt noch: ${items}.`,
   saveContact: 'Kontakt speichern',
   contactSaved: 'Der Kontakt für E-Rechnungen ist gespeichert.',
+  // The partner portal (issue 27)
+  portal: {
+    title: 'Partnerportal',
+    intro:
+      'Im Partnerportal sieht der Partner seine Provisionen, Abrechnungen und Auszahlungen. Er erhält einen Link per E-Mail aus Ihrem Postfach, 7 Tage gültig, über den er sein Passwort festlegt.',
+    none: 'Noch kein Zugang.',
+    email: 'E-Mail-Adresse',
+    status: 'Status',
+    invite: 'Einladen',
+    inviteAgain: 'Erneut einladen',
+    deactivate: 'Deaktivieren',
+    states: { invited: 'eingeladen', active: 'aktiv', inactive: 'deaktiviert' } as Record<'invited' | 'active' | 'inactive', string>,
+    invited: (email: string) => `Die Einladung an ${email} ist unterwegs.`,
+    deactivated: 'Der Zugang ist deaktiviert.',
+    refusals: {
+      invalid_email: 'Bitte geben Sie eine gültige E-Mail-Adresse ein.',
+      email_taken: 'Diese E-Mail-Adresse hat bereits einen Zugang zu einem anderen Partner.',
+      already_active: 'Dieser Zugang ist bereits eingerichtet und aktiv.',
+    } as Record<string, string>,
+  },
   // The payout page (issue 24)
   invoiceMissing: 'Rechnung fehlt',
   invoiceMissingHint: 'Eine Bitte um Rechnungsstellung wird erst gegen die erfasste Rechnung des Partners ausgezahlt (auf der Seite der Abrechnung).',
@@ -387,6 +407,25 @@ export const en: typeof de = {
   xrechnungMissing: (items: string) => `An XRechnung still lacks: ${items}.`,
   saveContact: 'Save contact',
   contactSaved: 'The contact for e-invoices is saved.',
+  portal: {
+    title: 'Partner portal',
+    intro:
+      'In the partner portal the partner sees its commission, statements and payouts. It gets a link by e-mail from your mailbox, valid 7 days, through which it chooses its password.',
+    none: 'No access yet.',
+    email: 'E-mail',
+    status: 'Status',
+    invite: 'Invite',
+    inviteAgain: 'Invite again',
+    deactivate: 'Deactivate',
+    states: { invited: 'invited', active: 'active', inactive: 'deactivated' },
+    invited: (email: string) => `The invitation to ${email} is on its way.`,
+    deactivated: 'The access is deactivated.',
+    refusals: {
+      invalid_email: 'Please enter a valid e-mail address.',
+      email_taken: 'This e-mail address has access to another partner already.',
+      already_active: 'This access is set up and active already.',
+    },
+  },
   invoiceMissing: 'Invoice missing',
   invoiceMissingHint: "A request to invoice is paid only against the partner's recorded invoice (on the statement's page).",
   againstInvoice: (number: string) => `against invoice ${number}`,
