@@ -27,3 +27,25 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const key = await derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p));
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/** The shortest password a person or a partner may choose (in characters). */
+export const MIN_PASSWORD_LENGTH = 12;
+/** Longer input is never hashed whole (scrypt's work grows with it). */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Whether a new password has an allowed length: MIN_PASSWORD_LENGTH characters to MAX_PASSWORD_LENGTH. */
+export function passwordLengthAllowed(password: string): boolean {
+  return [...password].length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * A sign-in's check: the password against the stored hash, or against a dummy hash when
+ * there is none (an unknown account), so that the answer's time tells nothing.
+ */
+export async function verifySignInPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  dummyHash ??= hashPassword('kontor-dummy-password');
+  const good = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH), stored ?? (await dummyHash));
+  return good && stored !== null && stored !== undefined;
+}

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { listAudit } from '../../src/modules/audit/audit-log.ts';
@@ -17,6 +15,7 @@ import {
 } from '../../src/modules/portal/index.ts';
 import { putPartner } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { outboxMails } from '../helpers/outbox.ts';
 
 // Issue 27 §1: partner accounts of the portal, invited by a person of the company with a
 // link valid 7 days and usable once, through which the partner chooses its password.
@@ -164,14 +163,7 @@ describe('partner accounts of the portal', () => {
   });
 
   test('the link is mailed from the company’s mailbox, once; a superseded link is not mailed; the job holds the token only sealed', async () => {
-    const outbox = () => {
-      const dir = path.join(t.dataDir, 'outbox', t.company.companyId);
-      try {
-        return readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8'));
-      } catch {
-        return [];
-      }
-    };
+    const outbox = () => outboxMails(t.dataDir, t.company.companyId);
     const work = () =>
       runDueWork(
         { db: t.handle.db, clock: t.clock, mailer: createMailer({ dataDir: t.dataDir, sealer }), services: { portal: { sealer } } },
@@ -187,7 +179,7 @@ describe('partner accounts of the portal', () => {
     await work();
     const mails = outbox().slice(before);
     assert.equal(mails.length, 1, 'one mail: the superseded link is not mailed, the valid one once');
-    const mail = mails[0]!.replace(/=\r?\n/g, '');
+    const mail = mails[0]!;
     assert.match(mail, /^To: frieda@partner\.example/m);
     assert.match(mail, /^Subject: Einladung in das Partnerportal von main GmbH/m);
     assert.ok(mail.includes(invitation.invitation_url), 'the mail carries the link');

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runDueWork } from '../../src/jobs/index.ts';
 import { createMailer } from '../../src/modules/mail/index.ts';
 import '../../src/modules/portal/index.ts';
 import { putPartner } from '../commissions/helpers.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { outboxMails } from '../helpers/outbox.ts';
 import { signedIn, type WebClient } from './client.ts';
 
 // Issue 27 §1: the partner page's "Partnerportal" box: invite by e-mail address (the link
@@ -16,14 +15,7 @@ describe('the partner page: Partnerportal', () => {
   let t: TestApp;
   let web: WebClient;
   let partnerId: string;
-  const outbox = () => {
-    const dir = path.join(t.dataDir, 'outbox', t.company.companyId);
-    try {
-      return readdirSync(dir).map((name) => readFileSync(path.join(dir, name), 'utf8').replace(/=\r?\n/g, ''));
-    } catch {
-      return [];
-    }
-  };
+  const outbox = () => outboxMails(t.dataDir, t.company.companyId);
   const work = () =>
     runDueWork(
       { db: t.handle.db, clock: t.clock, mailer: createMailer({ dataDir: t.dataDir, sealer }), services: { portal: { sealer } } },

@@ -8,7 +8,6 @@ export {
   INVITATION_DAYS,
   invitationAccount,
   invitePartnerAccount,
-  MIN_PASSWORD_LENGTH,
   type PartnerAccount,
   type PartnerInvitation,
   partnerAccounts,

@@ -40,19 +40,15 @@ defineJob<InvitationMailPayload>({
     const row = await db
       .selectFrom('companies as c')
       .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 'c.id'))
-      .innerJoin('partner_invitations as i', (join) => join.onRef('i.company_id', '=', 'c.id'))
-      .select(['c.name as company_name', 'c.email as company_email', 'c.smtp', 'c.timezone', 'p.name as partner_name', 'i.expires_at'])
+      .select(['c.name as company_name', 'c.email as company_email', 'c.smtp', 'c.timezone', 'p.name as partner_name'])
       .where('c.id', '=', companyId)
       .where('p.id', '=', account.partner_id)
-      .where('i.account_id', '=', account.id)
-      .where('i.accepted_at', 'is', null)
-      .where('i.superseded_at', 'is', null)
       .executeTakeFirstOrThrow();
     const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.smtp as SmtpSettings | null };
     const messageId = `<portal-invitation-${job.id}@kontor.invalid>`;
     // A rerun after a crash between the send and the job's end does not mail twice (outbox); over SMTP the Message-ID lets receivers drop it.
     if ((await mailer.holds(company, messageId)) === true) return;
-    const until = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(row.expires_at);
+    const until = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(account.expires_at);
     const link = invitationUrl(job.payload.portal_url, token);
     const paragraphs = [
       [`Guten Tag ${row.partner_name},`],

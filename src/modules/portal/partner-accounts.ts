@@ -5,7 +5,7 @@ import { enqueueJob } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 import { newId } from '../../shared/ids.ts';
-import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordLengthAllowed, verifySignInPassword } from '../../shared/passwords.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { INVITATION_MAIL_JOB, type InvitationMailPayload, invitationUrl } from './invitation-link.ts';
@@ -21,9 +21,6 @@ import { PortalError } from './portal-error.ts';
 // its partner account.
 
 export const INVITATION_DAYS = 7;
-/** As the app's people (web/session/sign-in.ts). */
-export const MIN_PASSWORD_LENGTH = 12;
-const MAX_PASSWORD_LENGTH = 1024;
 
 export type PartnerInvitation = {
   account_id: string;
@@ -149,13 +146,13 @@ export async function invitePartnerAccount(
   });
 }
 
-/** The account an invitation link opens while it is valid, or null. */
-export async function invitationAccount(db: Database, clock: Clock, token: string): Promise<PartnerAccount | null> {
+/** The account an invitation link opens while it is valid (with the link's end), or null. */
+export async function invitationAccount(db: Database, clock: Clock, token: string): Promise<(PartnerAccount & { expires_at: Date }) | null> {
   if (!token || token.length > 100) return null;
   const row = await db
     .selectFrom('partner_invitations as i')
     .innerJoin('partner_accounts as a', (join) => join.onRef('a.company_id', '=', 'i.company_id').onRef('a.id', '=', 'i.account_id'))
-    .select(ACCOUNT_COLUMNS.map((column) => `a.${column}` as const))
+    .select([...ACCOUNT_COLUMNS.map((column) => `a.${column}` as const), 'i.expires_at'])
     .where('i.id', '=', tokenHash(token))
     .where('i.accepted_at', 'is', null)
     .where('i.superseded_at', 'is', null)
@@ -171,7 +168,7 @@ export async function acceptPartnerInvitation(
   input: { token: string; password: string; repeat: string },
 ): Promise<PartnerAccount> {
   if (input.password !== input.repeat) throw new PortalError('the two passwords differ', 'password_mismatch');
-  if ([...input.password].length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH)
+  if (!passwordLengthAllowed(input.password))
     throw new PortalError(`a password has ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, 'password_too_short');
   if (!(await invitationAccount(deps.db, deps.clock, input.token))) throw new PortalError('the invitation link is not valid', 'invitation_invalid');
   const hash = await hashPassword(input.password);
@@ -208,8 +205,6 @@ export async function acceptPartnerInvitation(
   });
 }
 
-let dummyHash: Promise<string> | undefined;
-
 /**
  * The active, set-up account of this address when the password is right, else null. An
  * unknown address costs the same work (a dummy hash), so the answer's time tells nothing.
@@ -222,8 +217,7 @@ export async function verifyPartnerPassword(db: Database, email: string, passwor
     .where('active', '=', true)
     .where('password_hash', 'is not', null)
     .executeTakeFirst();
-  dummyHash ??= hashPassword('kontor-dummy-password');
-  const good = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH), row?.password_hash ?? (await dummyHash));
+  const good = await verifySignInPassword(password, row?.password_hash);
   if (!row || !good) return null;
   const { password_hash: _, ...account } = row;
   return account;

@@ -22,10 +22,9 @@ export async function portalSection(deps: WebDeps, request: FastifyRequest, memb
   const state = (a: { active: boolean; activated_at: Date | null }) => (!a.active ? 'inactive' : a.activated_at ? 'active' : 'invited');
   const rows = accounts.map((a) => {
     const s = state(a);
-    const action =
-      s === 'inactive'
-        ? html`<form method="post" action="/app/partners/${partnerId}/portal-invite" class="inline">${csrfField(member.session.csrfToken)}<input type="hidden" name="email" value="${a.email}"><button type="submit">${w.inviteAgain}</button></form>`
-        : html`<form method="post" action="/app/partners/${partnerId}/portal-accounts/${a.id}/deactivate" class="inline">${csrfField(member.session.csrfToken)}<button type="submit" class="danger">${w.deactivate}</button></form>${s === 'invited' ? html` <form method="post" action="/app/partners/${partnerId}/portal-invite" class="inline">${csrfField(member.session.csrfToken)}<input type="hidden" name="email" value="${a.email}"><button type="submit">${w.inviteAgain}</button></form>` : ''}`;
+    const inviteAgain = html`<form method="post" action="/app/partners/${partnerId}/portal-invite" class="inline">${csrfField(member.session.csrfToken)}<input type="hidden" name="email" value="${a.email}"><button type="submit">${w.inviteAgain}</button></form>`;
+    const deactivate = html`<form method="post" action="/app/partners/${partnerId}/portal-accounts/${a.id}/deactivate" class="inline">${csrfField(member.session.csrfToken)}<button type="submit" class="danger">${w.deactivate}</button></form>`;
+    const action = s === 'inactive' ? inviteAgain : s === 'invited' ? html`${deactivate} ${inviteAgain}` : deactivate;
     return html`<tr><td>${a.email}</td><td><span class="badge${s === 'active' ? ' ok' : s === 'inactive' ? '' : ' warn'}">${w.states[s]}</span></td><td>${action}</td></tr>`;
   });
   return html`<section class="panel" aria-labelledby="portal-heading"><h2 id="portal-heading">${w.title}</h2>

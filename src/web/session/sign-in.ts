@@ -2,7 +2,7 @@ import type { Database } from '../../db/connection.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { recordAudit } from '../../modules/audit/audit-log.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
+import { hashPassword, MAX_PASSWORD_LENGTH, passwordLengthAllowed, verifyPassword, verifySignInPassword } from '../../shared/passwords.ts';
 import { endAllSessions, startSession } from './sessions.ts';
 import { clearAccount, lockedUntil, recordFailure, throttleKeys } from './throttle.ts';
 
@@ -11,8 +11,6 @@ import { clearAccount, lockedUntil, recordFailure, throttleKeys } from './thrott
 // and per address (throttle.ts). A person whose memberships are all inactive cannot sign in.
 
 export type SignInResult = { ok: true; token: string; passwordChangeRequired: boolean } | { ok: false; reason: 'wrong' | 'locked'; until?: Date };
-
-let dummyHash: Promise<string> | undefined;
 
 export async function signIn(db: Database, clock: Clock, input: { email: string; password: string; address: string }): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
@@ -25,8 +23,7 @@ export async function signIn(db: Database, clock: Clock, input: { email: string;
     .where('u.email', '=', email)
     .where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.user_id', '=', 'u.id').where('m.active', '=', true)))
     .executeTakeFirst();
-  dummyHash ??= hashPassword('kontor-dummy-password');
-  const good = await verifyPassword(input.password.slice(0, 1024), user?.password_hash ?? (await dummyHash));
+  const good = await verifySignInPassword(input.password, user?.password_hash);
   if (!user || !good) {
     await inTransaction(db, (trx) => recordFailure(trx, keys, clock.now()));
     return { ok: false, reason: 'wrong' };
@@ -55,7 +52,7 @@ async function firstCompany(db: Database, userId: string): Promise<string | null
   return (await reachableCompanies(db, userId))[0]?.id ?? null;
 }
 
-export const MIN_PASSWORD_LENGTH = 12;
+export { MIN_PASSWORD_LENGTH } from '../../shared/passwords.ts';
 
 export type PasswordChangeResult = { ok: true } | { ok: false; reason: 'wrong_current' | 'too_short' | 'same_as_current' | 'mismatch' };
 
@@ -68,9 +65,9 @@ export async function changePassword(
   input: { current: string; next: string; repeat: string },
 ): Promise<PasswordChangeResult> {
   const user = await db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirstOrThrow();
-  if (!(await verifyPassword(input.current.slice(0, 1024), user.password_hash))) return { ok: false, reason: 'wrong_current' };
+  if (!(await verifyPassword(input.current.slice(0, MAX_PASSWORD_LENGTH), user.password_hash))) return { ok: false, reason: 'wrong_current' };
   if (input.next !== input.repeat) return { ok: false, reason: 'mismatch' };
-  if ([...input.next].length < MIN_PASSWORD_LENGTH || input.next.length > 1024) return { ok: false, reason: 'too_short' };
+  if (!passwordLengthAllowed(input.next)) return { ok: false, reason: 'too_short' };
   if (input.next === input.current) return { ok: false, reason: 'same_as_current' };
   const hash = await hashPassword(input.next);
   await db.transaction().execute(async (trx) => {
