@@ -23,6 +23,7 @@ import type { Clock } from './shared/clock.ts';
 import { AppError } from './shared/errors.ts';
 import type { Sealer } from './shared/secrets.ts';
 import { registerWebApp } from './web/index.ts';
+import { registerPartnerPortal } from './web/portal/index.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -131,6 +132,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sealer: deps.sealer,
     mailer: deps.mailer,
     onKeyRevoked: () => authenticator.forget(),
+    invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock },
+  });
+  await registerPartnerPortal(app, {
+    db: deps.db,
+    clock: deps.clock,
+    sealer: deps.sealer,
+    mailer: deps.mailer,
     invoicing: { ...deps.invoicing, db: deps.db, clock: deps.clock },
   });
   return app;

@@ -20,6 +20,8 @@ export interface PayoutRunItemsTable {
   partner_id: string;
   amount_cents: number;
   end_to_end_id: string;
+  /** The creditor account paid to, masked (DE12 •••• 3456); 0047. */
+  iban_masked: string | null;
 }
 
 export interface PayoutTables {

@@ -1,4 +1,4 @@
-// Row types of the partner portal's tables (migrations/0046_partner_portal.sql).
+// Row types of the partner portal's tables (migrations/0046_partner_portal.sql, 0047_portal_sessions.sql).
 
 export interface PartnerAccountsTable {
   company_id: string;
@@ -25,7 +25,20 @@ export interface PartnerInvitationsTable {
   superseded_at: Date | null;
 }
 
+/** A portal session (migrations/0047_portal_sessions.sql); id is the SHA-256 of the cookie's token. */
+export interface PortalSessionsTable {
+  id: string;
+  company_id: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
 export interface PortalTables {
+  portal_sessions: PortalSessionsTable;
   partner_accounts: PartnerAccountsTable;
   partner_invitations: PartnerInvitationsTable;
 }

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ASSETS, SECURITY_HEADERS } from './assets.ts';
 import { html } from './html.ts';
 import { barePage } from './layout.ts';
 import { registerAccountPages } from './pages/account.ts';
@@ -36,19 +36,6 @@ export type { WebDeps } from './web-request.ts';
 // operations as the API and the command line. Sessions in HttpOnly SameSite cookies backed
 // by app_sessions; every POST carries the session's CSRF token; pages need a session,
 // some the admin role; a person only ever sees the companies they belong to.
-
-const ASSETS: Record<string, { type: string; body: Buffer }> = {
-  'app.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url)) },
-  'app.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url)) },
-};
-
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-};
 
 export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
   await app.register(

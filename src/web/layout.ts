@@ -55,7 +55,7 @@ export function csrfField(token: string, once = true): Html {
   return html`<input type="hidden" name="_csrf" value="${token}">${once ? html`<input type="hidden" name="_once" value="${newFormToken()}">` : ''}`;
 }
 
-function flashBox(flash: Flash): Html {
+export function flashBox(flash: Flash): Html {
   if (!flash) return html``;
   return html`<p class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</p>`;
 }
@@ -150,7 +150,7 @@ const TABLE_BOX = '<div class="table-wrap">';
  * a page already made focusable and named (any other attribute) are left as they are; done
  * here once for every page, so that a table added to a page gets it too.
  */
-function labelTableBoxes(body: string, title: string): Html {
+export function labelTableBoxes(body: string, title: string): Html {
   const parts: string[] = [];
   let from = 0;
   for (let at = body.indexOf(TABLE_BOX); at !== -1; at = body.indexOf(TABLE_BOX, from)) {

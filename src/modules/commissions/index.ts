@@ -16,7 +16,7 @@ export { attributeInvoiceCustomer, type InvoiceAttribution } from './attribute-i
 export { type AttributionView, attributionView } from './attribution-view.ts';
 export { AttributionDecisionError, confirmAttribution, type DecidedAttribution, rejectAttribution } from './decide-attribution.ts';
 export { partnerListQuery } from './entries.schemas.ts';
-export { divideHalfUp } from './ledger/accrual.ts';
+export { contractMonth, divideHalfUp, tierPercent } from './ledger/accrual.ts';
 export { accrueInvoicePayments, type InvoicePaymentShare } from './ledger/accrue-payments.ts';
 export { applyBalanceDeltas, BalanceDeltas, balanceMoveWrite } from './ledger/balances.ts';
 export { type InvoicePaymentReversal, reverseInvoicePayments } from './ledger/reverse-payments.ts';

@@ -6,6 +6,7 @@ import { formatCents } from '../../shared/money.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { BookkeepingError, bookPayout } from '../bookkeeping/index.ts';
+import { maskIban } from '../commissions/index.ts';
 import { markStatementPaidIn } from '../statements/index.ts';
 import { buildPain001, PayoutFileError, type PayoutPayment } from './pain001.ts';
 
@@ -117,6 +118,7 @@ export async function runPayout(
     if (rows.length !== ids.length) throw new PayoutRunError('Eine der gewählten Abrechnungen gibt es nicht (mehr).');
     const payments: PayoutPayment[] = [];
     const amounts = new Map<string, number>();
+    const masked = new Map<string, string>();
     for (const row of rows) {
       const label = row.number ?? row.id;
       if (row.type !== 'statement' || (row.status !== 'issued' && row.status !== 'sent'))
@@ -132,11 +134,13 @@ export async function runPayout(
       if (row.payout_rail !== 'sepa_credit_transfer') throw new PayoutRunError(`${row.name} wird nicht per SEPA-Überweisung ausgezahlt (${label}).`);
       if (!row.iban_sealed) throw new PayoutRunError(`Für ${row.name} ist kein Auszahlungskonto hinterlegt (${label}).`);
       amounts.set(row.id, amount);
+      const iban = deps.sealer.open(row.iban_sealed);
+      masked.set(row.id, maskIban(iban));
       const invoice = row.invoice_number ? `Rechnung ${row.invoice_number} ` : '';
       payments.push({
         endToEndId: label,
         amountCents: BigInt(amount),
-        creditor: { name: row.name, iban: deps.sealer.open(row.iban_sealed), bic: row.bic },
+        creditor: { name: row.name, iban, bic: row.bic },
         remittance: `${invoice}${label} Provision ${row.period_start} bis ${row.period_end}`,
       });
     }
@@ -181,6 +185,7 @@ export async function runPayout(
           partner_id: row.partner_id,
           amount_cents: amounts.get(row.id) as number,
           end_to_end_id: row.number ?? row.id,
+          iban_masked: masked.get(row.id) as string,
         })),
       )
       .execute();

@@ -10,6 +10,7 @@ import type { Sealer } from '../../shared/secrets.ts';
 import { type Actor, recordAudit } from '../audit/audit-log.ts';
 import { INVITATION_MAIL_JOB, type InvitationMailPayload, invitationUrl } from './invitation-link.ts';
 import { PortalError } from './portal-error.ts';
+import { endPortalSessions } from './portal-sessions.ts';
 
 // Partner accounts of the portal (issue 27 §1). A person of the company invites a partner
 // by e-mail address: Kontor makes the partner's account (one per address in the
@@ -243,6 +244,7 @@ export async function deactivatePartnerAccount(deps: { db: Database; clock: Cloc
       .where('id', '=', accountId)
       .execute();
     await supersedeInvitations(trx, companyId, accountId, now);
+    await endPortalSessions(trx, deps.clock, companyId, accountId);
     await recordAudit(trx, actor, now, {
       action: 'partner.portal_deactivated',
       subjectType: 'partner',
@@ -264,4 +266,41 @@ export function partnerAccounts(db: Database, companyId: string, partnerId: stri
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+export type PortalPasswordChange = { ok: true } | { ok: false; reason: 'wrong_current' | 'too_short' | 'same_as_current' | 'mismatch' };
+
+/** The partner changes its password (the app's rules); every other portal session of the account ends. */
+export async function changePartnerPassword(
+  deps: { db: Database; clock: Clock },
+  session: { id: string; companyId: string; accountId: string; organizationId: string; partnerId: string },
+  input: { current: string; next: string; repeat: string },
+): Promise<PortalPasswordChange> {
+  const account = await deps.db
+    .selectFrom('partner_accounts')
+    .select('password_hash')
+    .where('company_id', '=', session.companyId)
+    .where('id', '=', session.accountId)
+    .executeTakeFirstOrThrow();
+  if (!(await verifySignInPassword(input.current.slice(0, MAX_PASSWORD_LENGTH), account.password_hash))) return { ok: false, reason: 'wrong_current' };
+  if (input.next !== input.repeat) return { ok: false, reason: 'mismatch' };
+  if (!passwordLengthAllowed(input.next)) return { ok: false, reason: 'too_short' };
+  if (input.next === input.current) return { ok: false, reason: 'same_as_current' };
+  const hash = await hashPassword(input.next);
+  await inTransaction(deps.db, async (trx) => {
+    await trx
+      .updateTable('partner_accounts')
+      .set({ password_hash: hash })
+      .where('company_id', '=', session.companyId)
+      .where('id', '=', session.accountId)
+      .execute();
+    const ended = await endPortalSessions(trx, deps.clock, session.companyId, session.accountId, session.id);
+    await recordAudit(trx, { partnerAccountId: session.accountId, organizationId: session.organizationId, companyId: session.companyId }, deps.clock.now(), {
+      action: 'partner.portal_password_changed',
+      subjectType: 'partner',
+      subjectId: session.partnerId,
+      after: { other_sessions_ended: ended },
+    });
+  });
+  return { ok: true };
 }

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
-import { recordEvent } from '../../jobs/index.ts';
+import { enqueueJob, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { formatDate } from '../../shared/german-format.ts';
 import { newId } from '../../shared/ids.ts';
 import { formatCents } from '../../shared/money.ts';
-import { type Actor, recordAudit } from '../audit/audit-log.ts';
+import { type Actor, type PartnerActor, recordAudit } from '../audit/audit-log.ts';
 import { BookkeepingError, bookStatement, reversePartnerInvoice } from '../bookkeeping/index.ts';
 import { applyBalanceDeltas, BalanceDeltas } from '../commissions/index.ts';
 import type { CompanyRow } from '../invoicing/build-document.ts';
@@ -14,6 +14,7 @@ import type { Mailer } from '../mail/index.ts';
 import type { PartnerRow } from './build-statement.ts';
 import { mailStatement, type RenderStatement } from './deliver-statement.ts';
 import { issueStatement } from './issue-statement.ts';
+import { OBJECTION_NOTICE_JOB, type ObjectionNoticePayload } from './objection-notice.ts';
 import { findPartnerInvoice, partnerInvoiceToBook } from './record-partner-invoice.ts';
 import type { StatementDocument } from './statement-document.ts';
 import { StatementError } from './statement-error.ts';
@@ -49,7 +50,7 @@ async function decide<T>(db: Database, work: (trx: Trx) => Promise<T>): Promise<
 type Deps = { db: Database; clock: Clock; mailer?: Mailer | undefined; renderStatement?: RenderStatement | undefined };
 export type DecidedStatement = { statement: StatementView; changed: boolean; cancellation?: StatementView };
 
-async function context(trx: Trx, statementId: string, actor?: Actor) {
+async function context(trx: Trx, statementId: string, actor?: Actor | PartnerActor) {
   const statement = await findStatement(trx, actor?.companyId ?? null, statementId, true);
   if (!statement) throw new StatementError(`no statement ${statementId}`, 'not_found');
   const company = (await trx.selectFrom('companies').selectAll().where('id', '=', statement.company_id).executeTakeFirstOrThrow()) as CompanyRow;
@@ -74,7 +75,7 @@ function auditState(row: StatementRow): Record<string, unknown> {
 
 async function audit(
   trx: Trx,
-  actor: Actor | undefined,
+  actor: Actor | PartnerActor | undefined,
   now: Date,
   action: string,
   before: StatementRow,
@@ -232,7 +233,19 @@ export function cancelStatement(deps: Deps, statementId: string, by = 'cli', act
  * its entries open again, and the partner marked objected, so the next statements ask the
  * partner to invoice.
  */
-export function objectToStatement(deps: Deps, statementId: string, by = 'cli', actor?: Actor): Promise<DecidedStatement> {
+/**
+ * Records the partner's objection to a Gutschrift (§ 14 Abs. 2 Satz 3 UStG): its entries
+ * are open again, its booking reversed, the partner gets requests to invoice from now on,
+ * and the company is mailed (objection-notice.ts) — whether a person records it or the
+ * partner objects in the portal (`actor` a PartnerActor). `reason`: the partner's words.
+ */
+export function objectToStatement(
+  deps: Deps,
+  statementId: string,
+  by = 'cli',
+  actor?: Actor | PartnerActor,
+  reason: string | null = null,
+): Promise<DecidedStatement> {
   return decide(deps.db, async (trx) => {
     const { statement, company, partner } = await context(trx, statementId, actor);
     if (statement.status === 'objected') return { statement: await view(trx, statement), changed: false };
@@ -284,7 +297,15 @@ export function objectToStatement(deps: Deps, statementId: string, by = 'cli', a
       .execute();
     const objectedView = await view(trx, objected);
     await recordEvent(trx, { companyId: company.id, type: 'commission_statement.objected', subjectId: statement.id, data: objectedView, createdAt: now });
-    await audit(trx, actor, now, 'statement.objected', statement, objected);
+    const notice: ObjectionNoticePayload = {
+      statement_id: statement.id,
+      by,
+      by_partner: actor !== undefined && 'partnerAccountId' in actor,
+      reason,
+      at: now.toISOString(),
+    };
+    await enqueueJob(trx, { name: OBJECTION_NOTICE_JOB, companyId: company.id, payload: notice, runAt: now });
+    await audit(trx, actor, now, 'statement.objected', statement, objected, reason ? { reason } : {});
     return { statement: objectedView, changed: true };
   });
 }

@@ -2,6 +2,7 @@
 // mail and the person-side steps. Builds on commissions (the ledger), bookkeeping, mail.
 
 import './statement-run.ts'; // the daily task and its jobs
+import './objection-notice.ts'; // the job that mails the company about an objection
 
 export {
   cancelStatement,

@@ -14,9 +14,15 @@ export const LOCK_MS = 15 * 60 * 1000;
 
 export type ThrottleKeys = { account: string; address: string };
 
-export function throttleKeys(email: string, address: string): ThrottleKeys {
+/**
+ * The keys of a sign-in. The partner portal (issue 27) counts under keys of its own
+ * (`portal-account:`, `portal-address:`): a flood on the portal locks no person out of the
+ * app, and the app's failures lock no partner out.
+ */
+export function throttleKeys(email: string, address: string, door: 'app' | 'portal' = 'app'): ThrottleKeys {
   const hash = (text: string) => createHash('sha256').update(text).digest('hex');
-  return { account: `account:${hash(email.trim().toLowerCase())}`, address: `address:${hash(address)}` };
+  const prefix = door === 'portal' ? 'portal-' : '';
+  return { account: `${prefix}account:${hash(email.trim().toLowerCase())}`, address: `${prefix}address:${hash(address)}` };
 }
 
 /** Until when sign-in is locked for these keys, or null. */
