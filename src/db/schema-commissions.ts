@@ -286,8 +286,28 @@ export interface CommissionPartnerInvoicesTable {
   vat_cents: number;
   gross_cents: number;
   mismatch_confirmed: boolean;
-  recorded_by: string;
+  /** The person who recorded it, or null when the partner handed it in through the portal (0048). */
+  recorded_by: string | null;
+  /** The partner account that uploaded it in the portal (0048); exactly one of the two. */
+  recorded_by_partner: ColumnType<string | null, string | null | undefined, string | null>;
   recorded_at: Timestamp;
+}
+
+/** An upload of the partner's invoice through the portal, accepted or refused (0048). */
+export interface PartnerInvoiceUploadsTable {
+  company_id: string;
+  id: string;
+  statement_id: string;
+  account_id: string;
+  received_at: Timestamp;
+  file_name: string;
+  format: 'xrechnung_cii' | 'xrechnung_ubl' | 'zugferd' | 'pdf' | null;
+  sha256: string;
+  size: number;
+  accepted: boolean;
+  /** German reasons (JSON text written, read back parsed). */
+  reasons: ColumnType<string[], string, string>;
+  content: Buffer | null;
 }
 
 /** The partner's contact for its e-invoices (seller contact of a Gutschrift), set by a person (0036). */
@@ -322,5 +342,6 @@ export interface CommissionStatementTables {
   commission_statement_files: CommissionStatementFilesTable;
   commission_statement_runs: CommissionStatementRunsTable;
   commission_partner_invoices: CommissionPartnerInvoicesTable;
+  partner_invoice_uploads: PartnerInvoiceUploadsTable;
   commission_partner_contacts: CommissionPartnerContactsTable;
 }

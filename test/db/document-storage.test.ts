@@ -6,7 +6,7 @@ import { testDatabase } from '../helpers/database.ts';
 
 // Stored documents (PDF, XML) are kept as issued, out of line and uncompressed: a PDF is
 // deflated already, and TOAST's default compression only cost CPU on every insert
-// (migrations 0006, 0007, 0045). Every bytea column of the schema holds such a document.
+// (migrations 0006, 0007, 0045, 0048: a partner's uploaded invoice). Every bytea column of the schema holds such a document.
 
 let handle: DatabaseHandle;
 before(async () => {
@@ -26,7 +26,7 @@ test('every stored-document column is stored out of line without compression', a
     order by 1, 2`.execute(handle.db);
   assert.deepEqual(
     rows.map((row) => `${row.table_name}.${row.column_name}`),
-    ['commission_statement_files.content', 'dunning_notices.pdf', 'invoice_files.content'],
+    ['commission_statement_files.content', 'dunning_notices.pdf', 'invoice_files.content', 'partner_invoice_uploads.content'],
   );
   for (const row of rows) assert.equal(row.storage, 'e', `${row.table_name}.${row.column_name} is stored '${row.storage}', not external`);
 });

@@ -242,10 +242,35 @@ describe('the partner portal', () => {
   });
 
   test('isolation: another partner’s and another company’s ids are 404 on every page and download; the portal cookie opens neither /app nor /v1', async () => {
+    // Another company with a Gutschrift of its own partner for October.
     const other = await t.newCompany('portal-elsewhere');
-    const foreignPartner = await t.request('PUT', '/v1/commission-partners/by-ref/crm/foreign', { key: other.apiKey, body: { name: 'Fremd' } });
-    assert.equal(foreignPartner.statusCode, 200);
-    for (const id of [otherStatementId, 'cst_00000000000000000000000000']) {
+    const as = (method: string, url: string, body: unknown) => t.request(method, url, { key: other.apiKey, body });
+    assert.equal((await as('PUT', '/v1/commission-partners/by-ref/crm/foreign', { ...SELF_BILLING_PARTNER, name: 'Fremd' })).statusCode, 200);
+    const agreement = await as('PUT', '/v1/commission-agreements/by-ref/crm/foreign-ag', {
+      partner_ref: 'foreign',
+      start_date: '2026-01-01',
+      applies_to: 'all_customers',
+      tiers: [{ from_month: 1, to_month: null, percent: 10 }],
+    });
+    assert.ok(agreement.statusCode < 300, agreement.body);
+    const event = await as('POST', '/v1/revenue-events', {
+      source: 'crm',
+      currency: 'EUR',
+      external_ref: 'foreign-e',
+      occurred_at: '2026-10-10T10:00:00Z',
+      net_amount: '100.00',
+    });
+    assert.ok(event.statusCode < 300, event.body);
+    await runDueWork(
+      { db: t.handle.db, clock: t.clock, services: { invoicing: t.invoicing } },
+      { asOf: '2026-11-21', companyId: other.companyId, log: () => {} },
+    );
+    const foreignStatement = await t.handle.db
+      .selectFrom('commission_statements')
+      .select('id')
+      .where('company_id', '=', other.companyId)
+      .executeTakeFirstOrThrow();
+    for (const id of [otherStatementId, foreignStatement.id, 'cst_00000000000000000000000000']) {
       for (const suffix of ['', '/pdf', '/xml']) assert.equal((await portal.get(`/portal/statements/${id}${suffix}`)).status, 404, `${id}${suffix}`);
       await portal.get('/portal/overview');
       assert.equal((await portal.post(`/portal/statements/${id}/objection`, { reason: 'fremd' })).status, 404);

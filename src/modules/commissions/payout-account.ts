@@ -1,6 +1,6 @@
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { defineJob, enqueueJob, PermanentJobError } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
@@ -31,6 +31,20 @@ export function maskIban(iban: string): string {
 
 export type PayoutAccountChange = { partnerId: string; ibanMasked: string | null; bic: string | null; changed: boolean };
 
+/**
+ * The payout account as stored: the IBAN in its electronic form, checked; the BIC only with
+ * an IBAN, checked; both null for none. Throws PayoutAccountError with a German message.
+ */
+export function checkedPayoutAccount(input: { iban: string | null; bic: string | null }): { iban: string | null; bic: string | null } {
+  if (input.iban === null || input.iban.trim() === '') return { iban: null, bic: null };
+  const iban = normalizeIban(input.iban);
+  if (!isValidIban(iban)) throw new PayoutAccountError('iban_invalid', 'Die IBAN ist ungültig: Bitte prüfen Sie Länderkennung, Länge und Prüfziffer.');
+  if (input.bic === null || input.bic.trim() === '') return { iban, bic: null };
+  const bic = normalizeBic(input.bic);
+  if (!isValidBic(bic)) throw new PayoutAccountError('bic_invalid', 'Die BIC ist ungültig: 8 oder 11 Zeichen, z. B. COBADEFFXXX.');
+  return { iban, bic };
+}
+
 /** Sets (or, with iban null, removes) the payout account. German messages in the errors. */
 export async function setPayoutAccount(
   deps: { db: Database; clock: Clock; sealer: Sealer },
@@ -39,53 +53,59 @@ export async function setPayoutAccount(
   input: { iban: string | null; bic: string | null },
   actor: Actor & { email: string },
 ): Promise<PayoutAccountChange> {
-  let iban: string | null = null;
-  let bic: string | null = null;
-  if (input.iban !== null && input.iban.trim() !== '') {
-    iban = normalizeIban(input.iban);
-    if (!isValidIban(iban)) throw new PayoutAccountError('iban_invalid', 'Die IBAN ist ungültig: Bitte prüfen Sie Länderkennung, Länge und Prüfziffer.');
-    if (input.bic !== null && input.bic.trim() !== '') {
-      bic = normalizeBic(input.bic);
-      if (!isValidBic(bic)) throw new PayoutAccountError('bic_invalid', 'Die BIC ist ungültig: 8 oder 11 Zeichen, z. B. COBADEFFXXX.');
-    }
-  }
-  return inTransaction(deps.db, async (trx) => {
-    const partner = await trx
-      .selectFrom('commission_partners')
-      .select(['id', 'name', 'iban_sealed', 'iban_masked', 'bic'])
-      .where('company_id', '=', companyId)
-      .where('id', '=', partnerId)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!partner) throw new PayoutAccountError('partner_not_found', 'Diesen Partner gibt es nicht.');
-    const before = partner.iban_sealed ? deps.sealer.open(partner.iban_sealed) : null;
-    const masked = iban ? maskIban(iban) : null;
-    if (before === iban && partner.bic === bic) return { partnerId, ibanMasked: masked, bic, changed: false };
-    const now = deps.clock.now();
-    await trx
-      .updateTable('commission_partners')
-      .set({ iban_sealed: iban ? deps.sealer.seal(iban) : null, iban_masked: masked, bic, payee_changed_at: now, updated_at: now })
-      .where('company_id', '=', companyId)
-      .where('id', '=', partnerId)
-      .execute();
-    await recordAudit(trx, actor, now, {
-      action: 'partner.payout_account_changed',
-      subjectType: 'commission_partner',
-      subjectId: partnerId,
-      before: { iban: partner.iban_masked, bic: partner.bic },
-      after: { iban: masked, bic },
-    });
-    await enqueueJob(trx, {
-      name: PAYOUT_NOTICE_JOB,
-      companyId,
-      payload: { partner_id: partnerId, by: actor.email, before: partner.iban_masked, after: masked, at: now.toISOString() },
-      runAt: now,
-    });
-    return { partnerId, ibanMasked: masked, bic, changed: true };
-  });
+  const account = checkedPayoutAccount(input);
+  return inTransaction(deps.db, (trx) => setPayoutAccountIn(trx, deps, companyId, partnerId, account, actor));
 }
 
-type NoticePayload = { partner_id: string; by: string; before: string | null; after: string | null; at: string };
+/**
+ * setPayoutAccount inside the caller's transaction: the same checks, audit row and notice
+ * to the company. A partner's confirmed change request (portal/decide-change-request.ts)
+ * sets its account this way, in the transaction that confirms the request;
+ * `requestedBy` names the partner account that asked, for the notice.
+ */
+export async function setPayoutAccountIn(
+  trx: Trx,
+  deps: { clock: Clock; sealer: Sealer },
+  companyId: string,
+  partnerId: string,
+  input: { iban: string | null; bic: string | null },
+  actor: Actor & { email: string },
+  requestedBy?: string,
+): Promise<PayoutAccountChange> {
+  const { iban, bic } = checkedPayoutAccount(input);
+  const partner = await trx
+    .selectFrom('commission_partners')
+    .select(['id', 'name', 'iban_sealed', 'iban_masked', 'bic'])
+    .where('company_id', '=', companyId)
+    .where('id', '=', partnerId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!partner) throw new PayoutAccountError('partner_not_found', 'Diesen Partner gibt es nicht.');
+  const before = partner.iban_sealed ? deps.sealer.open(partner.iban_sealed) : null;
+  const masked = iban ? maskIban(iban) : null;
+  if (before === iban && partner.bic === bic) return { partnerId, ibanMasked: masked, bic, changed: false };
+  const now = deps.clock.now();
+  await trx
+    .updateTable('commission_partners')
+    .set({ iban_sealed: iban ? deps.sealer.seal(iban) : null, iban_masked: masked, bic, payee_changed_at: now, updated_at: now })
+    .where('company_id', '=', companyId)
+    .where('id', '=', partnerId)
+    .execute();
+  await recordAudit(trx, actor, now, {
+    action: 'partner.payout_account_changed',
+    subjectType: 'commission_partner',
+    subjectId: partnerId,
+    before: { iban: partner.iban_masked, bic: partner.bic },
+    after: { iban: masked, bic },
+  });
+  const payload: NoticePayload = { partner_id: partnerId, by: actor.email, before: partner.iban_masked, after: masked, at: now.toISOString() };
+  if (requestedBy) payload.requested_by = requestedBy;
+  await enqueueJob(trx, { name: PAYOUT_NOTICE_JOB, companyId, payload, runAt: now });
+  return { partnerId, ibanMasked: masked, bic, changed: true };
+}
+
+/** `requested_by`: the partner account whose change request `by` confirmed. */
+type NoticePayload = { partner_id: string; by: string; before: string | null; after: string | null; at: string; requested_by?: string };
 
 defineJob<NoticePayload>({
   name: PAYOUT_NOTICE_JOB,
@@ -99,6 +119,7 @@ defineJob<NoticePayload>({
       before: { type: ['string', 'null'] },
       after: { type: ['string', 'null'] },
       at: { type: 'string' },
+      requested_by: { type: 'string' },
     },
   },
   async handler({ db, job, mailer }) {
@@ -118,8 +139,11 @@ defineJob<NoticePayload>({
     // A rerun after a crash between the send and the job's end does not mail twice (outbox); over SMTP the Message-ID lets receivers drop it.
     if ((await mailer.holds(company, messageId)) === true) return;
     const when = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(new Date(job.payload.at));
+    const how = job.payload.requested_by
+      ? `auf Antrag des Partners im Partnerportal (${job.payload.requested_by}) von ${job.payload.by} bestätigt und geändert`
+      : `von ${job.payload.by} geändert`;
     const lines = [
-      `Das Auszahlungskonto des Partners ${row.partner_name} (Kreditor ${row.kreditorennummer}) wurde am ${when} von ${job.payload.by} geändert.`,
+      `Das Auszahlungskonto des Partners ${row.partner_name} (Kreditor ${row.kreditorennummer}) wurde am ${when} ${how}.`,
       `Vorher: ${job.payload.before ?? 'keines'}`,
       `Jetzt: ${job.payload.after ?? 'keines'}`,
     ];

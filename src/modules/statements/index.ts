@@ -3,6 +3,7 @@
 
 import './statement-run.ts'; // the daily task and its jobs
 import './objection-notice.ts'; // the job that mails the company about an objection
+import './partner-invoice-notice.ts'; // the job that mails the company a partner's uploaded invoice
 
 export {
   cancelStatement,
@@ -30,3 +31,4 @@ export {
   recordPartnerInvoice,
 } from './record-partner-invoice.ts';
 export { registerCommissionStatementRoutes } from './statements.routes.ts';
+export { PLAIN_PDF_TYPED_REASON, type TypedInvoice, type UploadedFile, type UploadOutcome, uploadPartnerInvoice } from './upload-partner-invoice.ts';

@@ -47,7 +47,10 @@ export type RecordedPartnerInvoice = {
   /** The differences to the statement as shown to the person (German), empty when it matches. */
   differences: string[];
   mismatchConfirmed: boolean;
+  /** The person's e-mail address, or the partner account's when the partner uploaded it. */
   recordedBy: string;
+  /** Typed by a person (the app, the command line) or uploaded by the partner (the portal). */
+  via: 'app' | 'portal';
   recordedAt: Date;
 };
 
@@ -56,7 +59,8 @@ export async function findPartnerInvoice(db: Database | Trx, companyId: string, 
   const row = await db
     .selectFrom('commission_partner_invoices as i')
     .innerJoin('commission_statements as s', (join) => join.onRef('s.company_id', '=', 'i.company_id').onRef('s.id', '=', 'i.statement_id'))
-    .innerJoin('users as u', 'u.id', 'i.recorded_by')
+    .leftJoin('users as u', 'u.id', 'i.recorded_by')
+    .leftJoin('partner_accounts as pa', (join) => join.onRef('pa.company_id', '=', 'i.company_id').onRef('pa.id', '=', 'i.recorded_by_partner'))
     .select([
       'i.number',
       'i.invoice_date',
@@ -66,6 +70,7 @@ export async function findPartnerInvoice(db: Database | Trx, companyId: string, 
       'i.mismatch_confirmed',
       'i.recorded_at',
       'u.email',
+      'pa.email as partner_email',
       's.number as statement_number',
       's.net_cents as s_net',
       's.vat_cents as s_vat',
@@ -84,7 +89,8 @@ export async function findPartnerInvoice(db: Database | Trx, companyId: string, 
     ...invoice,
     differences: invoiceDifferences({ net_cents: row.s_net, vat_cents: row.s_vat, gross_cents: row.s_gross }, invoice),
     mismatchConfirmed: row.mismatch_confirmed,
-    recordedBy: row.email,
+    recordedBy: (row.email ?? row.partner_email) as string,
+    via: row.email !== null ? 'app' : 'portal',
     recordedAt: new Date(row.recorded_at),
   };
 }
@@ -120,16 +126,9 @@ export function recordPartnerInvoice(
         `Zu dieser Abrechnung ist bereits die Rechnung ${recorded.number} vom ${formatDate(recorded.invoiceDate)} erfasst. Eine erfasste Rechnung wird nicht geändert: ist sie falsch erfasst, stornieren Sie die Abrechnung (die Buchung wird dann umgekehrt).`,
       );
     }
-    const taken = await trx
-      .selectFrom('commission_partner_invoices as i')
-      .innerJoin('commission_statements as s', (join) => join.onRef('s.company_id', '=', 'i.company_id').onRef('s.id', '=', 'i.statement_id'))
-      .select('s.number')
-      .where('i.company_id', '=', statement.company_id)
-      .where('i.partner_id', '=', statement.partner_id)
-      .where('i.number', '=', parsed.number)
-      .executeTakeFirst();
+    const taken = await statementWithNumber(trx, statement, parsed.number);
     if (taken) {
-      const field = `Die Rechnung ${parsed.number} des Partners ist bereits zur Abrechnung ${taken.number} erfasst.`;
+      const field = `Die Rechnung ${parsed.number} des Partners ist bereits zur Abrechnung ${taken} erfasst.`;
       throw new PartnerInvoiceRefused('invalid', field, { number: field });
     }
     const differences = invoiceDifferences(statement, parsed);
@@ -147,29 +146,13 @@ export function recordPartnerInvoice(
       .where('id', '=', statement.partner_id)
       .executeTakeFirstOrThrow()) as PartnerRow;
     const now = deps.clock.now();
-    await trx
-      .insertInto('commission_partner_invoices')
-      .values({
-        company_id: statement.company_id,
-        statement_id: statement.id,
-        partner_id: statement.partner_id,
-        number: parsed.number,
-        invoice_date: parsed.invoiceDate,
-        net_cents: parsed.netCents,
-        vat_cents: parsed.vatCents,
-        gross_cents: parsed.grossCents,
-        mismatch_confirmed: differences.length > 0,
-        recorded_by: actor.userId,
-        recorded_at: now,
-      })
-      .execute();
-    try {
-      await bookPartnerInvoice(trx, statement.company_id, company.chart, partnerInvoiceToBook(statement, partner, parsed, today));
-    } catch (error) {
-      if (error instanceof BookkeepingError && error.code === 'period_locked')
-        throw new PartnerInvoiceRefused('period_locked', `Der Buchungszeitraum ist gesperrt (${error.message}); die Rechnung kann heute nicht gebucht werden.`);
-      throw error;
-    }
+    await writePartnerInvoice(
+      trx,
+      { statement, partner, chart: company.chart, today, now },
+      parsed,
+      { recorded_by: actor.userId, mismatch_confirmed: differences.length > 0 },
+      (error) => `Der Buchungszeitraum ist gesperrt (${error.message}); die Rechnung kann heute nicht gebucht werden.`,
+    );
     await recordAudit(trx, actor, now, {
       action: 'statement.invoice_recorded',
       subjectType: 'commission_statement',
@@ -192,6 +175,7 @@ export function recordPartnerInvoice(
       differences,
       mismatchConfirmed: differences.length > 0,
       recordedBy: actor.email,
+      via: 'app',
       recordedAt: now,
       changed: true,
     };
@@ -217,4 +201,56 @@ export function partnerInvoiceToBook(
     vatCents: invoice.vatCents,
     grossCents: invoice.grossCents,
   };
+}
+
+/** The number of the partner's statement that holds an invoice with this number, or null. */
+export async function statementWithNumber(trx: Trx, statement: StatementRow, number: string): Promise<string | null> {
+  const taken = await trx
+    .selectFrom('commission_partner_invoices as i')
+    .innerJoin('commission_statements as s', (join) => join.onRef('s.company_id', '=', 'i.company_id').onRef('s.id', '=', 'i.statement_id'))
+    .select('s.number')
+    .where('i.company_id', '=', statement.company_id)
+    .where('i.partner_id', '=', statement.partner_id)
+    .where('i.number', '=', number)
+    .executeTakeFirst();
+  return taken ? (taken.number as string) : null;
+}
+
+/**
+ * Records the partner's invoice for the statement and books it (Belegfeld 1 = its number),
+ * in the caller's transaction: typed by a person (`recorded_by`) or uploaded by the partner
+ * (`recorded_by_partner`). A booking into a locked period is the refusal `period_locked`,
+ * worded by `locked` for whoever acts.
+ */
+export async function writePartnerInvoice(
+  trx: Trx,
+  at: { statement: StatementRow; partner: PartnerRow; chart: 'SKR03' | 'SKR04'; today: string; now: Date },
+  parsed: Parsed,
+  recorder: { recorded_by: string; mismatch_confirmed: boolean } | { recorded_by_partner: string },
+  locked: (error: BookkeepingError) => string,
+): Promise<void> {
+  const { statement } = at;
+  await trx
+    .insertInto('commission_partner_invoices')
+    .values({
+      company_id: statement.company_id,
+      statement_id: statement.id,
+      partner_id: statement.partner_id,
+      number: parsed.number,
+      invoice_date: parsed.invoiceDate,
+      net_cents: parsed.netCents,
+      vat_cents: parsed.vatCents,
+      gross_cents: parsed.grossCents,
+      mismatch_confirmed: 'mismatch_confirmed' in recorder ? recorder.mismatch_confirmed : false,
+      recorded_by: 'recorded_by' in recorder ? recorder.recorded_by : null,
+      recorded_by_partner: 'recorded_by_partner' in recorder ? recorder.recorded_by_partner : null,
+      recorded_at: at.now,
+    })
+    .execute();
+  try {
+    await bookPartnerInvoice(trx, statement.company_id, at.chart, partnerInvoiceToBook(statement, at.partner, parsed, at.today));
+  } catch (error) {
+    if (error instanceof BookkeepingError && error.code === 'period_locked') throw new PartnerInvoiceRefused('period_locked', locked(error));
+    throw error;
+  }
 }

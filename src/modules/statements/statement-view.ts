@@ -7,7 +7,23 @@ export type StatementRow = Selectable<CommissionStatementsTable>;
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
-export function statementView(row: StatementRow, more: { partnerName: string | null; hasPdf: boolean; hasXml: boolean }) {
+/** The partner's own invoice of a request to invoice, as the API shows it (issue 27 §4). */
+export type PartnerInvoiceView = {
+  status: 'missing' | 'refused' | 'accepted';
+  number: string | null;
+  invoice_date: string | null;
+  net_cents: number | null;
+  vat_cents: number | null;
+  gross_cents: number | null;
+  via: 'app' | 'portal' | null;
+  received_at: string | null;
+  reasons: string[];
+};
+
+export function statementView(
+  row: StatementRow,
+  more: { partnerName: string | null; hasPdf: boolean; hasXml: boolean; partnerInvoice?: PartnerInvoiceView | null },
+) {
   return {
     id: row.id,
     partner_id: row.partner_id,
@@ -47,6 +63,7 @@ export function statementView(row: StatementRow, more: { partnerName: string | n
     sent_at: iso(row.sent_at),
     paid_at: iso(row.paid_at),
     sent_to: row.sent_to,
+    partner_invoice: more.partnerInvoice ?? null,
   };
 }
 

@@ -69,6 +69,24 @@ const statementFields = {
   sent_at: nullableTime,
   paid_at: nullableTime,
   sent_to: nullable,
+  partner_invoice: {
+    type: ['object', 'null'],
+    description:
+      "For a request to invoice (kind partner_invoice): the partner's own invoice. `accepted` — recorded by a person in the app or uploaded by the partner in the portal (via) and checked against the statement; the statement is payable. `refused` — the partner's latest upload was refused (reasons: German sentences, as the partner saw them) and none is accepted. `missing` — none handed in yet. Null for other kinds and for cancellations.",
+    additionalProperties: false,
+    required: ['status', 'number', 'invoice_date', 'net_cents', 'vat_cents', 'gross_cents', 'via', 'received_at', 'reasons'],
+    properties: {
+      status: { type: 'string', enum: ['missing', 'refused', 'accepted'] },
+      number: nullable,
+      invoice_date: { type: ['string', 'null'], format: 'date' },
+      net_cents: { type: ['integer', 'null'] },
+      vat_cents: { type: ['integer', 'null'] },
+      gross_cents: { type: ['integer', 'null'] },
+      via: { type: ['string', 'null'], enum: ['app', 'portal', null] },
+      received_at: nullableTime,
+      reasons: { type: 'array', items: { type: 'string' } },
+    },
+  },
 } as const;
 
 export const statementSchema = { type: 'object', additionalProperties: false, required: Object.keys(statementFields), properties: statementFields } as const;

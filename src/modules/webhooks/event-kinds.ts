@@ -9,6 +9,8 @@ export const STATEMENT_EVENT_KINDS = [
   'commission_statement.cancelled',
   'commission_statement.objected',
   'commission_statement.paid',
+  'commission_statement.partner_invoice_received',
+  'commission_statement.partner_invoice_refused',
 ] as const;
 
 export const EVENT_KINDS: readonly string[] = [...INVOICE_EVENT_KINDS, ...STATEMENT_EVENT_KINDS];

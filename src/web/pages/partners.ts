@@ -8,6 +8,7 @@ import { type Html, html } from '../html.ts';
 import { csrfField, type Flash, page } from '../layout.ts';
 import { actorOf, redirect, sendPage, shell, type WebDeps } from '../web-request.ts';
 import { euro } from './money.ts';
+import { changeRequestDone, changeRequestsSection, registerPartnerChangeRequestRoutes } from './partner-change-requests.ts';
 import { portalSection, registerPartnerPortalRoutes } from './partner-portal.ts';
 import { memberOrNoCompanyPage } from './require-member.ts';
 
@@ -139,6 +140,7 @@ ${kindNote ? html`<p class="panel warn">${kindNote}</p>` : ''}
 <p>${partner.iban_masked ? html`<span class="mono">${partner.iban_masked}</span>${partner.bic ? html` · BIC ${partner.bic}` : ''}` : t.noPayoutAccount}</p>
 ${form}
 </section>
+${await changeRequestsSection(deps, request, member, id)}
 ${contactSection}
 ${await portalSection(deps, request, member, id)}
 <p><a href="/app/partners">← ${t.partners}</a></p>`;
@@ -156,11 +158,12 @@ ${await portalSection(deps, request, member, id)}
             ? request.t.share.portal.invited(String(email ?? '').slice(0, 320))
             : done === 'portal-deactivated'
               ? request.t.share.portal.deactivated
-              : null;
+              : changeRequestDone(request, done);
     return detail(request, reply, text ? { kind: 'ok', text } : null);
   });
 
   registerPartnerPortalRoutes(web, deps, (request, reply, flash, status) => detail(request, reply, flash, status));
+  registerPartnerChangeRequestRoutes(web, deps, (request, reply, flash, status) => detail(request, reply, flash, status));
 
   web.post('/partners/:id/contact', async (request, reply) => {
     const member = memberOrNoCompanyPage(request, reply);

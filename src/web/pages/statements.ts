@@ -274,7 +274,7 @@ function partnerInvoiceSection(t: Share, member: Member, loaded: Loaded, form: I
 <dl class="facts"><div><dt>${t.invoiceNet}</dt><dd>${euro(invoice.netCents)}</dd></div><div><dt>${t.invoiceVat}</dt><dd>${euro(invoice.vatCents)}</dd></div><div><dt>${t.invoiceGross}</dt><dd class="strong">${euro(invoice.grossCents)}</dd></div></dl>
 ${expected}
 ${invoice.differences.length > 0 ? html`<p>${t.differencesConfirmed}</p><ul class="messages">${invoice.differences.map((d) => html`<li>${d}</li>`)}</ul>` : ''}
-<p class="hint">${t.recordedBy(invoice.recordedBy, time.format(invoice.recordedAt))}. ${statement.paid_at ? '' : t.payoutAgainstInvoice(euro(invoice.grossCents))}</p></section>`;
+<p class="hint">${invoice.via === 'portal' ? t.uploadedBy(invoice.recordedBy, time.format(invoice.recordedAt)) : t.recordedBy(invoice.recordedBy, time.format(invoice.recordedAt))}. ${invoice.via === 'portal' ? html`<a href="/app/statements/${statement.id}/partner-invoice-file">${t.uploadedFile}</a>. ` : ''}${statement.paid_at ? '' : t.payoutAgainstInvoice(euro(invoice.grossCents))}</p></section>`;
   }
   const open = (statement.status === 'issued' || statement.status === 'sent') && statement.paid_at === null;
   if (!open)
@@ -613,6 +613,28 @@ ${historySection(t, member, loaded)}
       });
     }
     return redirect(reply, `/app/statements/${id}?done=invoice_recorded`);
+  });
+
+  // The partner's invoice as it was handed in through the portal (kept byte for byte).
+  web.get('/statements/:id/partner-invoice-file', async (request, reply) => {
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    const { id } = request.params as { id: string };
+    if (!ID.test(id)) return reply.callNotFound();
+    const file = await deps.db
+      .selectFrom('partner_invoice_uploads')
+      .select(['file_name', 'format', 'content'])
+      .where('company_id', '=', member.company.id)
+      .where('statement_id', '=', id)
+      .where('accepted', '=', true)
+      .executeTakeFirst();
+    if (!file?.content) return reply.callNotFound();
+    const pdf = file.format === 'zugferd' || file.format === 'pdf';
+    return reply
+      .type(pdf ? 'application/pdf' : 'application/xml')
+      .header('content-disposition', `attachment; filename="${file.file_name.replace(/[^A-Za-z0-9._-]/g, '-')}"`)
+      .header('cache-control', 'private, no-store')
+      .send(Buffer.from(file.content));
   });
 
   for (const kind of ['pdf', 'xml'] as const) {

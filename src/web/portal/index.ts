@@ -6,8 +6,9 @@ import { ASSETS, SECURITY_HEADERS } from '../assets.ts';
 import { html } from '../html.ts';
 import { formatIn } from '../pages/money.ts';
 import { foreignOrigin, sameOrigin, tokenMatches } from '../session/csrf.ts';
-import { registerPortalAccessPages } from './pages/access.ts';
+import { portalAccountPage, registerPortalAccessPages } from './pages/access.ts';
 import { registerPortalAgreementPage } from './pages/agreements.ts';
+import { registerPortalChangeRequestRoutes } from './pages/change-requests.ts';
 import { registerPortalLedgerPages } from './pages/ledger.ts';
 import { registerPortalOverviewPage } from './pages/overview.ts';
 import { registerPortalPayoutPage } from './pages/payouts.ts';
@@ -76,6 +77,7 @@ export async function registerPartnerPortal(app: FastifyInstance, deps: PortalDe
       registerPortalAgreementPage(portal, deps);
       registerPortalStatementPages(portal, deps);
       registerPortalPayoutPage(portal, deps);
+      registerPortalChangeRequestRoutes(portal, deps, (request, flash, refused) => portalAccountPage(deps, request, flash, refused));
 
       portal.setNotFoundHandler((request, reply) => {
         request.portal ??= portalRequest(request);

@@ -19,6 +19,12 @@ const toAddress = (s: AuditSaid) => (v(s.after, 'to') ? ` an ${v(s.after, 'to')}
 const level = (n: number) => (n === 0 ? 'Zahlungserinnerung' : `${n}. Mahnung`);
 const levelEn = (n: number) => (n === 0 ? 'Payment reminder' : `Dunning notice ${n}`);
 const roles: Record<string, string> = { admin: 'Administrator', member: 'Mitglied' };
+/** A partner's change request by its kind: "des Auszahlungskontos", "payout account". */
+const changeOf = (s: AuditSaid) =>
+  ({ payout_account: 'des Auszahlungskontos', address: 'der Anschrift', vat_id: 'der USt-IdNr.', tax_number: 'der Steuernummer' })[v(s.after, 'kind')] ??
+  'der Partnerdaten';
+const changeOfEn = (s: AuditSaid) =>
+  ({ payout_account: 'payout account', address: 'address', vat_id: 'VAT ID', tax_number: 'tax number' })[v(s.after, 'kind')] ?? 'details';
 
 export const de = {
   // Payments of an invoice (pages/invoice-money.ts)
@@ -62,6 +68,8 @@ export const de = {
     'commission_statement.cancelled': (s: EventSaid) => `Abrechnung ${s.number} storniert`,
     'commission_statement.objected': (s: EventSaid) => `Widerspruch gegen die Gutschrift ${s.number} erfasst`,
     'commission_statement.paid': (s: EventSaid) => `Abrechnung ${s.number} als bezahlt markiert`,
+    'commission_statement.partner_invoice_received': (s: EventSaid) => `Rechnung des Partners zur Abrechnung ${s.number} eingegangen und angenommen`,
+    'commission_statement.partner_invoice_refused': (s: EventSaid) => `Hochgeladene Rechnung des Partners zur Abrechnung ${s.number} abgelehnt`,
   },
 
   // Audit entries (a person did it)
@@ -107,12 +115,18 @@ export const de = {
     'statement.objected': (s: AuditSaid) => `Widerspruch gegen die Gutschrift ${s.subject} erfasst von ${s.who}`,
     'statement.paid': (s: AuditSaid) => `Abrechnung ${s.subject} als bezahlt markiert von ${s.who}`,
     'statement.invoice_recorded': (s: AuditSaid) => `Rechnung des Partners zur Abrechnung ${s.subject} erfasst von ${s.who}`,
+    'statement.invoice_received': (s: AuditSaid) => `Rechnung zur Abrechnung ${s.subject} im Partnerportal eingereicht und angenommen (${s.who})`,
+    'statement.invoice_refused': (s: AuditSaid) => `Rechnung zur Abrechnung ${s.subject} im Partnerportal eingereicht und abgelehnt (${s.who})`,
     'partner.contact_changed': (s: AuditSaid) => `E-Rechnungs-Kontakt von ${s.subject} geändert von ${s.who}`,
     'partner.payout_account_changed': (s: AuditSaid) => `Auszahlungskonto von ${s.subject} geändert von ${s.who}`,
     'partner.portal_invited': (s: AuditSaid) => `${s.subject} ins Partnerportal eingeladen von ${s.who}`,
     'partner.portal_activated': (s: AuditSaid) => `Partnerzugang von ${s.subject} eingerichtet vom Partner (${s.who})`,
     'partner.portal_deactivated': (s: AuditSaid) => `Partnerzugang von ${s.subject} deaktiviert von ${s.who}`,
     'partner.portal_password_changed': (s: AuditSaid) => `Passwort des Partnerzugangs von ${s.subject} geändert vom Partner (${s.who})`,
+    'partner.change_requested': (s: AuditSaid) => `Änderung ${changeOf(s)} von ${s.subject} beantragt vom Partner (${s.who})`,
+    'partner.change_confirmed': (s: AuditSaid) => `Änderung ${changeOf(s)} von ${s.subject} bestätigt von ${s.who}`,
+    'partner.change_rejected': (s: AuditSaid) => `Änderung ${changeOf(s)} von ${s.subject} abgelehnt von ${s.who}`,
+    'partner.change_withdrawn': (s: AuditSaid) => `Antrag auf Änderung ${changeOf(s)} von ${s.subject} zurückgezogen vom Partner (${s.who})`,
     'attribution.confirmed': (s: AuditSaid) => `Zuordnung ${s.subject} bestätigt von ${s.who}`,
     'attribution.rejected': (s: AuditSaid) => `Zuordnung ${s.subject} abgelehnt von ${s.who}`,
     'payout.run': (s: AuditSaid) => `Zahllauf ${s.subject} erstellt von ${s.who}`,
@@ -194,6 +208,8 @@ export const en: typeof de = {
     'commission_statement.cancelled': (s) => `Statement ${s.number} cancelled`,
     'commission_statement.objected': (s) => `Objection to self-billed invoice ${s.number} recorded`,
     'commission_statement.paid': (s) => `Statement ${s.number} marked paid`,
+    'commission_statement.partner_invoice_received': (s) => `Partner's invoice for statement ${s.number} received and accepted`,
+    'commission_statement.partner_invoice_refused': (s) => `Partner's uploaded invoice for statement ${s.number} refused`,
   },
   audit: {
     'user.password_changed': (s) => `Password of ${s.subject} changed`,
@@ -235,12 +251,18 @@ export const en: typeof de = {
     'statement.objected': (s) => `Objection to self-billed invoice ${s.subject} recorded by ${s.who}`,
     'statement.paid': (s) => `Statement ${s.subject} marked paid by ${s.who}`,
     'statement.invoice_recorded': (s) => `Partner's invoice for statement ${s.subject} recorded by ${s.who}`,
+    'statement.invoice_received': (s) => `Invoice for statement ${s.subject} handed in through the partner portal and accepted (${s.who})`,
+    'statement.invoice_refused': (s) => `Invoice for statement ${s.subject} handed in through the partner portal and refused (${s.who})`,
     'partner.contact_changed': (s) => `E-invoice contact of ${s.subject} changed by ${s.who}`,
     'partner.payout_account_changed': (s) => `Payout account of ${s.subject} changed by ${s.who}`,
     'partner.portal_invited': (s) => `${s.subject} invited to the partner portal by ${s.who}`,
     'partner.portal_activated': (s) => `Partner account of ${s.subject} set up by the partner (${s.who})`,
     'partner.portal_deactivated': (s) => `Partner account of ${s.subject} deactivated by ${s.who}`,
     'partner.portal_password_changed': (s) => `Password of the partner account of ${s.subject} changed by the partner (${s.who})`,
+    'partner.change_requested': (s) => `Change of the ${changeOfEn(s)} of ${s.subject} requested by the partner (${s.who})`,
+    'partner.change_confirmed': (s) => `Change of the ${changeOfEn(s)} of ${s.subject} confirmed by ${s.who}`,
+    'partner.change_rejected': (s) => `Change of the ${changeOfEn(s)} of ${s.subject} rejected by ${s.who}`,
+    'partner.change_withdrawn': (s) => `Request to change the ${changeOfEn(s)} of ${s.subject} withdrawn by the partner (${s.who})`,
     'attribution.confirmed': (s) => `Attribution ${s.subject} confirmed by ${s.who}`,
     'attribution.rejected': (s) => `Attribution ${s.subject} rejected by ${s.who}`,
     'payout.run': (s) => `Payout run ${s.subject} created by ${s.who}`,

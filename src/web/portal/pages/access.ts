@@ -16,6 +16,7 @@ import { foreignOrigin } from '../../session/csrf.ts';
 import { portalBarePage, portalCsrf, portalPage } from '../portal-layout.ts';
 import { PORTAL_COOKIE, type PortalDeps, portalRedirect, sendPortalPage, sessionOf } from '../portal-request.ts';
 import { portalSignIn } from '../portal-sign-in.ts';
+import { partnerDataSections, type RefusedChange } from './change-requests.ts';
 
 // Getting in and out of the portal: the invitation link (the partner chooses its password
 // and is signed in), sign-in, sign-out, and the password change on the access page.
@@ -131,15 +132,47 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
     }
   });
 
-  const accountPage = (request: FastifyRequest, flash: Flash, extra: Html = html``) => {
+  portal.get('/account', async (request, reply) => {
     const { t } = request.portal;
+    const done = (request.query as Form).done;
+    const text =
+      done === 'password'
+        ? t.passwordChanged
+        : done === 'change-requested'
+          ? t.changes.requestedDone(sessionOf(request).companyName)
+          : done === 'change-withdrawn'
+            ? t.changes.withdrawnDone
+            : null;
+    return sendPortalPage(reply, await portalAccountPage(deps, request, text ? { kind: 'ok', text } : null));
+  });
+
+  portal.post('/password', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
     const session = sessionOf(request);
-    return portalPage(
-      request.portal,
-      'account',
-      t.nav.account,
-      html`<p>${t.signedInAs(session.email)}</p>
-${extra}
+    const result = await changePartnerPassword(deps, session, {
+      current: String(form.current ?? ''),
+      next: String(form.next ?? ''),
+      repeat: String(form.repeat ?? ''),
+    });
+    if (!result.ok)
+      return sendPortalPage(reply, await portalAccountPage(deps, request, { kind: 'error', text: request.portal.t.passwordErrors[result.reason] }), 422);
+    return portalRedirect(reply, '/portal/account?done=password');
+  });
+}
+
+/**
+ * The account page: the password form and the partner's data with its change requests
+ * (change-requests.ts); `refused` shows a refused request again in its form.
+ */
+export async function portalAccountPage(deps: PortalDeps, request: FastifyRequest, flash: Flash, refused?: RefusedChange): Promise<string> {
+  const { t } = request.portal;
+  const session = sessionOf(request);
+  return portalPage(
+    request.portal,
+    'account',
+    t.nav.account,
+    html`<p>${t.signedInAs(session.email)}</p>
+${await partnerDataSections(deps, request, refused)}
 <section class="panel" aria-labelledby="password-heading"><h2 id="password-heading">${t.changePassword}</h2>
 <form method="post" action="/portal/password" class="form">
 ${portalCsrf(session.csrfToken)}
@@ -153,24 +186,6 @@ ${portalCsrf(session.csrfToken)}
 <input id="repeat" name="repeat" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>
 <button type="submit" class="primary">${t.changePassword}</button>
 </form></section>`,
-      flash,
-    );
-  };
-
-  portal.get('/account', async (request, reply) => {
-    const done = (request.query as Form).done === 'password';
-    return sendPortalPage(reply, accountPage(request, done ? { kind: 'ok', text: request.portal.t.passwordChanged } : null));
-  });
-
-  portal.post('/password', async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const session = sessionOf(request);
-    const result = await changePartnerPassword(deps, session, {
-      current: String(form.current ?? ''),
-      next: String(form.next ?? ''),
-      repeat: String(form.repeat ?? ''),
-    });
-    if (!result.ok) return sendPortalPage(reply, accountPage(request, { kind: 'error', text: request.portal.t.passwordErrors[result.reason] }), 422);
-    return portalRedirect(reply, '/portal/account?done=password');
-  });
+    flash,
+  );
 }

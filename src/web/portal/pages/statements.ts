@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { StoredStatementLine } from '../../../db/schema-commissions.ts';
 import { type PortalStatement, partnerStatement, partnerStatements } from '../../../modules/portal/partner-records.ts';
 import { statementFiles } from '../../../modules/statements/deliver-statement.ts';
@@ -9,6 +9,7 @@ import { date, decimal, euro } from '../../pages/money.ts';
 import { portalCsrf, portalPage } from '../portal-layout.ts';
 import { type PortalDeps, portalRedirect, sendPortalPage, sessionOf } from '../portal-request.ts';
 import type { PortalMessages } from '../texts.ts';
+import { invoiceSection, type OwnStatement, registerPortalInvoiceUpload, type StatementDetail } from './invoice-upload.ts';
 import { statementTable } from './statement-table.ts';
 
 // The partner's statements: the list, one statement with its lines and documents (PDF, and
@@ -17,6 +18,7 @@ import { statementTable } from './statement-table.ts';
 // company's statement id is a 404, like an unknown one.
 
 const ID = /^cst_[0-9a-z]{26}$/;
+
 const MAX_REASON = 2000;
 
 export function registerPortalStatementPages(portal: FastifyInstance, deps: PortalDeps): void {
@@ -31,14 +33,15 @@ export function registerPortalStatementPages(portal: FastifyInstance, deps: Port
   });
 
   /** The session's own statement of the address, or null (the caller answers 404). */
-  const ownStatement = async (request: FastifyRequest): Promise<PortalStatement | null> => {
+  const ownStatement: OwnStatement = async (request) => {
     const { id } = request.params as { id: string };
     if (!ID.test(id)) return null;
     const session = sessionOf(request);
     return partnerStatement(deps.db, session.companyId, session.partnerId, id);
   };
 
-  const detail = async (request: FastifyRequest, reply: FastifyReply, flash: Flash = null, status = 200, typedReason = '') => {
+  const detail: StatementDetail = async (request, reply, flash = null, status = 200, more = {}) => {
+    const typedReason = more.typedReason ?? '';
     const statement = await ownStatement(request);
     if (!statement) return reply.callNotFound();
     const session = sessionOf(request);
@@ -73,6 +76,7 @@ export function registerPortalStatementPages(portal: FastifyInstance, deps: Port
 <p class="actions"><a href="/portal/statements/${statement.id}/pdf">${t.downloadPdf}</a>${hasXml ? html` · <a href="/portal/statements/${statement.id}/xml">${t.downloadXml}</a>` : ''}</p>
 <h2 id="lines-heading">${t.lines}</h2>
 ${linesTable(t, row.lines, allCustomers)}
+${statement.kind === 'partner_invoice' && statement.type === 'statement' ? await invoiceSection(deps, request, statement, more.refused ?? null, more.typed ?? null) : ''}
 ${objectionSection(t, statement, session.csrfToken, typedReason)}
 <p><a href="/portal/statements">${t.backToStatements}</a></p>`;
     return sendPortalPage(reply, portalPage(request.portal, 'statements', `${t.kinds[statement.kind] ?? ''} ${statement.number}`.trim(), body, flash), status);
@@ -81,8 +85,11 @@ ${objectionSection(t, statement, session.csrfToken, typedReason)}
   portal.get('/statements/:id', async (request, reply) => {
     const done = (request.query as { done?: string }).done;
     const { t } = request.portal;
-    return detail(request, reply, done === 'objected' ? { kind: 'ok', text: t.objected } : null);
+    const flash: Flash = done === 'objected' ? { kind: 'ok', text: t.objected } : done === 'invoice' ? { kind: 'ok', text: t.invoiceAccepted } : null;
+    return detail(request, reply, flash);
   });
+
+  registerPortalInvoiceUpload(portal, deps, ownStatement, detail);
 
   portal.post('/statements/:id/objection', async (request, reply) => {
     const statement = await ownStatement(request);
@@ -93,7 +100,7 @@ ${objectionSection(t, statement, session.csrfToken, typedReason)}
       .replace(/\r\n?/g, '\n')
       .trim();
     if (reason === '' || reason.length > MAX_REASON)
-      return detail(request, reply, { kind: 'error', text: t.objectionReasonMissing(MAX_REASON) }, 422, reason.slice(0, MAX_REASON));
+      return detail(request, reply, { kind: 'error', text: t.objectionReasonMissing(MAX_REASON) }, 422, { typedReason: reason.slice(0, MAX_REASON) });
     try {
       await objectToStatement(
         deps,
