@@ -10,6 +10,7 @@ import { PORTAL_COMMANDS } from './portal-commands.ts';
 import { RECORD_COMMANDS } from './record-commands.ts';
 import { SETTINGS_COMMANDS } from './settings-commands.ts';
 import { STATEMENT_COMMANDS } from './statement-commands.ts';
+import { TAX_COMMANDS } from './tax-commands.ts';
 import { USER_COMMANDS } from './user-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
@@ -29,4 +30,5 @@ export const MODULE_COMMANDS: ModuleCommand[] = [
   ...INVOICE_COMMANDS,
   ...DUNNING_COMMANDS,
   ...PORTAL_COMMANDS,
+  ...TAX_COMMANDS,
 ];

@@ -10,6 +10,7 @@ import * as records from './texts/records.ts';
 import * as settings from './texts/settings.ts';
 import * as share from './texts/share.ts';
 import * as steps from './texts/steps.ts';
+import * as tax from './texts/tax.ts';
 import * as trail from './texts/trail.ts';
 
 export type Lang = 'de' | 'en';
@@ -56,6 +57,7 @@ const de = {
     attributions: 'Zuordnungen',
     payouts: 'Auszahlungen',
     exports: 'DATEV-Export',
+    tax: 'Umsatzsteuer',
     settings: 'Einstellungen',
     apiKeys: 'API-Schlüssel',
     webhooks: 'Webhooks',
@@ -281,6 +283,7 @@ const de = {
   people: people.de,
   drafts: drafts.de,
   books: books.de,
+  tax: tax.de,
   trail: trail.de,
 };
 
@@ -328,6 +331,7 @@ const en: Messages = {
     attributions: 'Attributions',
     payouts: 'Payouts',
     exports: 'DATEV export',
+    tax: 'VAT return',
     settings: 'Settings',
     apiKeys: 'API keys',
     webhooks: 'Webhooks',
@@ -535,6 +539,7 @@ const en: Messages = {
   people: people.en,
   drafts: drafts.en,
   books: books.en,
+  tax: tax.en,
   trail: trail.en,
 };
 

@@ -22,6 +22,7 @@ import { registerPartnerPages } from './pages/partners.ts';
 import { registerPayoutPages } from './pages/payouts.ts';
 import { registerSettingsPages } from './pages/settings.ts';
 import { registerStatementPages } from './pages/statements.ts';
+import { registerTaxPages } from './pages/tax.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
 import { foreignOrigin, sameOrigin, tokenMatches } from './session/csrf.ts';
@@ -120,6 +121,7 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       registerInvoiceDraftPages(web, deps);
       registerDunningPages(web, deps);
       registerExportPages(web, deps);
+      registerTaxPages(web, deps);
 
       web.setNotFoundHandler((request, reply) => {
         setLang(request);

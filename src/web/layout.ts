@@ -25,6 +25,7 @@ export type ShellContext = {
     | 'attributions'
     | 'payouts'
     | 'exports'
+    | 'tax'
     | 'settings'
     | 'apiKeys'
     | 'webhooks'
@@ -94,6 +95,7 @@ ${nav('contracts', '/app/contracts', t.nav.contracts)}
 ${nav('bank', '/app/bank', t.nav.bank)}
 ${nav('dunning', '/app/dunning', t.nav.dunning)}
 ${nav('exports', '/app/exports', t.nav.exports)}
+${nav('tax', '/app/tax/ustva', t.nav.tax)}
 </ul>
 <p class="nav-group">${t.nav.groupShare}</p>
 <ul>

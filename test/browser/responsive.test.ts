@@ -156,6 +156,7 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
       { name: 'bank', route: '/bank', path: '/app/bank' },
       { name: 'dunning', route: '/dunning', path: '/app/dunning' },
       { name: 'exports', route: '/exports', path: '/app/exports' },
+      { name: 'tax', route: '/tax/ustva', path: '/app/tax/ustva?period=2026-Q4' },
       { name: 'partners', route: '/partners', path: '/app/partners' },
       { name: 'partner', route: '/partners/:id', path: `/app/partners/${partnerId}` },
       { name: 'attributions', route: '/attributions', path: '/app/attributions' },

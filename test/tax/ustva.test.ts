@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runCommand } from '../../src/cli/commands.ts';
+import { bufferIo } from '../../src/cli/io.ts';
+import { runDueWork } from '../../src/jobs/index.ts';
+import { lockPeriod } from '../../src/modules/bookkeeping/index.ts';
+import { taxPeriod, type UstvaReport, ustvaReport } from '../../src/modules/tax/index.ts';
+import { postEvent, putAgreement, putAttribution, putPartner, SELF_BILLING_PARTNER } from '../commissions/helpers.ts';
+import { sealer, type TestApp, testApp } from '../helpers/app.ts';
+import { AT_BUSINESS_CUSTOMER, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { recordRequestedInvoice } from '../statements/partner-invoices.ts';
+import { signedIn } from '../web/client.ts';
+
+// Issue 28 §1: the Umsatzsteuer-Voranmeldung's Kennzahlen from the books, for a quarter of
+// realistic activity — domestic 19 % and 7 %, a tax-free line, EU reverse charge, a third
+// country, a storno of a September invoice booked in October, Gutschriften to a domestic,
+// an EU, a third-country and a small-business partner, and a partner's own invoice — each
+// figure computed by hand here, and the booked sums against the journal summed on its own.
+
+const LINE = (description: string, net: string, vatRate: number, extra: Record<string, unknown> = {}) => ({
+  description,
+  quantity: '1',
+  unit: 'Stück',
+  unit_price_net: net,
+  vat_rate: vatRate,
+  ...extra,
+});
+
+describe('the Umsatzsteuer-Voranmeldung from the books', () => {
+  let t: TestApp;
+  let q4: UstvaReport;
+  let out: string;
+
+  const invoice = async (ref: string, customer: string, lines: unknown[]) => {
+    const day = t.clock.today('Europe/Berlin');
+    const res = await postInvoice(t, {
+      customer: { source: 'crm', external_ref: customer },
+      external_ref: ref,
+      issue: true,
+      lines,
+      service_period: { start: day, end: day },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json() as { id: string; number: string };
+  };
+  const line = (key: string) => q4.lines.find((l) => l.key === key);
+
+  before(async () => {
+    t = await testApp({ now: '2026-09-20T09:00:00Z' });
+    out = mkdtempSync(path.join(tmpdir(), 'kontor-ustva-'));
+    await putCustomer(t, 'dom');
+    await putCustomer(t, 'eu', AT_BUSINESS_CUSTOMER);
+    await putCustomer(t, 'ch', {
+      name: 'Zürcher Bank AG',
+      country_code: 'CH',
+      vat_id: null,
+      zip: '8001',
+      city: 'Zürich',
+      street: 'Bahnhofstrasse',
+      house_number: '1',
+    });
+    // September: an invoice that October cancels.
+    const september = await invoice('sep-1', 'dom', [LINE('Beratung September', '250.00', 19)]);
+    t.clock.set('2026-10-05T09:00:00Z');
+    await invoice('oct-1', 'dom', [LINE('Lizenz', '1000.55', 19), LINE('Fachbuch', '200.00', 7)]);
+    await invoice('oct-2', 'dom', [
+      LINE('Heilbehandlung', '300.00', 0, { tax_exemption_reason: 'Steuerfrei nach § 4 Nr. 14 UStG' }),
+      LINE('Material', '100.00', 19),
+    ]);
+    await invoice('oct-3', 'eu', [LINE('Softwareentwicklung', '500.00', 0)]);
+    await invoice('oct-4', 'ch', [LINE('Beratung Schweiz', '400.00', 0)]);
+    t.clock.set('2026-10-10T09:00:00Z');
+    const cancelled = await t.request('POST', `/v1/invoices/${september.id}/cancel`);
+    assert.equal(cancelled.statusCode, 201, cancelled.body);
+
+    // Partners, each on a customer of its own at 10 %.
+    const partners = {
+      dom: { ...SELF_BILLING_PARTNER, name: 'Vertrieb Inland GmbH' },
+      eu: {
+        ...SELF_BILLING_PARTNER,
+        name: 'Agence Paris SARL',
+        tax_status: 'eu_reverse_charge',
+        vat_id: 'FR40303265045',
+        country_code: 'FR',
+        zip: '75004',
+        city: 'Paris',
+      },
+      world: {
+        ...SELF_BILLING_PARTNER,
+        name: 'Zurich Leads AG',
+        tax_status: 'third_country',
+        vat_id: null,
+        tax_number: 'CHE-116.281.710',
+        country_code: 'CH',
+        zip: '8001',
+        city: 'Zürich',
+      },
+      small: {
+        ...SELF_BILLING_PARTNER,
+        name: 'Grafik Klein',
+        tax_status: 'domestic_small_business',
+        vat_id: null,
+        tax_number: '2181508150',
+        country_code: 'DE',
+        zip: '04109',
+        city: 'Leipzig',
+      },
+      asks: { ...SELF_BILLING_PARTNER, name: 'Rechnung Selbst GmbH', billing_mode: 'partner_invoice', vat_id: 'DE811569869' },
+    } as const;
+    const revenue = { dom: '1000.00', eu: '500.00', world: '300.00', small: '200.00', asks: '800.00' } as const;
+    for (const [ref, body] of Object.entries(partners)) {
+      await putPartner(t, `p-${ref}`, body);
+      await putAgreement(t, `p-${ref}-ag`, { partner_ref: `p-${ref}`, start_date: '2026-01-01', tiers: [{ from_month: 1, to_month: null, percent: 10 }] });
+      await putCustomer(t, `c-${ref}`, { name: `Kunde ${ref}` });
+      await putAttribution(t, `p-${ref}-att`, {
+        agreement_ref: `p-${ref}-ag`,
+        customer: { source: 'crm', external_ref: `c-${ref}` },
+        start_date: '2026-01-01',
+      });
+      await postEvent(t, {
+        external_ref: `e-${ref}`,
+        occurred_at: '2026-10-12T10:00:00Z',
+        net_amount: revenue[ref as keyof typeof revenue],
+        customer: { source: 'crm', external_ref: `c-${ref}` },
+      });
+    }
+    t.clock.set('2026-11-01T12:00:00Z');
+    await runDueWork(
+      { db: t.handle.db, clock: t.clock, services: { invoicing: t.invoicing } },
+      { asOf: '2026-11-01', companyId: t.company.companyId, log: () => {} },
+    );
+    t.clock.set('2026-11-10T09:00:00Z');
+    const request = await t.handle.db
+      .selectFrom('commission_statements as s')
+      .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 's.company_id').onRef('p.id', '=', 's.partner_id'))
+      .select(['s.id', 's.kind'])
+      .where('p.external_ref', '=', 'p-asks')
+      .executeTakeFirstOrThrow();
+    assert.equal(request.kind, 'partner_invoice');
+    await recordRequestedInvoice(t, request.id);
+    // January: outside the quarter.
+    t.clock.set('2027-01-04T09:00:00Z');
+    await invoice('jan-1', 'dom', [LINE('Lizenz Januar', '999.00', 19)]);
+    q4 = await ustvaReport(t.handle.db, t.company.companyId, taxPeriod('2026-Q4'));
+  });
+  after(async () => {
+    await t.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  test('every Kennzahl as computed by hand: the booked cents, and what the form takes', () => {
+    const figures = Object.fromEntries(q4.lines.map((l) => [l.key, [l.booked_cents, l.form]]));
+    assert.deepEqual(figures, {
+      // 1,000.55 + 100.00 − 250.00 (the September invoice's storno, booked in October)
+      '81': [850_55, '850'],
+      // booked: 190.10 + 19.00 − 47.50; the form: 850 € × 19 %
+      '81-tax': [161_60, '161.50'],
+      '86': [200_00, '200'],
+      '86-tax': [14_00, '14.00'],
+      '48': [300_00, '300'],
+      '21': [500_00, '500'],
+      '45': [400_00, '400'],
+      // the EU partner's Gutschrift: 10 % of 500.00, § 13b at 19 %
+      '46': [50_00, '50'],
+      '47': [9_50, '9.50'],
+      // the Swiss partner's: 10 % of 300.00
+      '84': [30_00, '30'],
+      '85': [5_70, '5.70'],
+      // the domestic partner's Gutschrift 19.00 + the partner's own invoice 15.20
+      '66': [34_20, '34.20'],
+      '67': [15_20, '15.20'],
+      // 161.50 + 14.00 + 9.50 + 5.70 − 34.20 − 15.20 (the form); booked: 161.60 …
+      '83': [141_40, '141.30'],
+    });
+    assert.equal(q4.vorauszahlung_cents, 141_30);
+    assert.equal(q4.rounding_difference_cents, 10);
+    assert.equal(q4.filed, false);
+    assert.equal(line('83')?.label, 'Umsatzsteuer-Vorauszahlung');
+  });
+
+  test('each figure lists the documents behind it; the storno is a negative document in October', () => {
+    const k81 = line('81');
+    assert.deepEqual(
+      k81?.documents.map((d) => [d.entry_date, d.document_type, d.amount_cents]),
+      [
+        ['2026-10-05', 'invoice', 1000_55],
+        ['2026-10-05', 'invoice', 100_00],
+        ['2026-10-10', 'storno', -250_00],
+      ],
+    );
+    assert.equal(
+      k81?.documents.reduce((sum, d) => sum + d.amount_cents, 0),
+      k81?.booked_cents,
+    );
+    assert.deepEqual(
+      line('66')
+        ?.documents.map((d) => [d.document_type, d.amount_cents])
+        .sort(),
+      [
+        ['commission_statement', 15_20],
+        ['commission_statement', 19_00],
+      ],
+    );
+    assert.equal(line('46')?.documents.length, 1);
+  });
+
+  test('the booked sums agree with the journal, summed here on its own, to the cent', async () => {
+    const rows = await t.handle.db
+      .selectFrom('journal_lines as l')
+      .innerJoin('journal_entries as e', (join) => join.onRef('e.company_id', '=', 'l.company_id').onRef('e.id', '=', 'l.entry_id'))
+      .select(['l.account', 'l.side', 'l.amount_cents'])
+      .where('l.company_id', '=', t.company.companyId)
+      .where('e.entry_date', '>=', '2026-10-01')
+      .where('e.entry_date', '<=', '2026-12-31')
+      .execute();
+    const credit = (account: string) =>
+      rows.filter((r) => r.account === account).reduce((sum, r) => sum + (r.side === 'H' ? 1 : -1) * Number(r.amount_cents), 0);
+    // SKR03: 8400/1776 19 %, 8300/1771 7 %, 8100 tax-exempt, 8336 EU, 8338 third country,
+    // 3123/3125 § 13b, 1787 USt § 13b, 1576 VSt 19 %, 1577 VSt § 13b.
+    assert.equal(line('81')?.booked_cents, credit('8400'));
+    assert.equal(line('81-tax')?.booked_cents, credit('1776'));
+    assert.equal(line('86')?.booked_cents, credit('8300'));
+    assert.equal(line('86-tax')?.booked_cents, credit('1771'));
+    assert.equal(line('48')?.booked_cents, credit('8100'));
+    assert.equal(line('21')?.booked_cents, credit('8336'));
+    assert.equal(line('45')?.booked_cents, credit('8338'));
+    assert.equal(line('46')?.booked_cents, -credit('3123'));
+    assert.equal(line('84')?.booked_cents, -credit('3125'));
+    assert.equal((line('47')?.booked_cents ?? 0) + (line('85')?.booked_cents ?? 0), credit('1787'));
+    assert.equal(line('66')?.booked_cents, -credit('1576'));
+    assert.equal(line('67')?.booked_cents, -credit('1577'));
+  });
+
+  test('months: October holds the sales and the storno, November the Gutschriften and the partner invoice, September the cancelled invoice', async () => {
+    const month = async (label: string) =>
+      Object.fromEntries((await ustvaReport(t.handle.db, t.company.companyId, taxPeriod(label))).lines.map((l) => [l.key, l.booked_cents]));
+    const september = await month('2026-09');
+    assert.equal(september['81'], 250_00);
+    const october = await month('2026-10');
+    assert.equal(october['81'], 850_55);
+    assert.equal(october['66'], undefined);
+    const november = await month('2026-11');
+    assert.equal(november['66'], 34_20);
+    assert.equal(november['81'], undefined);
+    assert.equal(november['83'], -(34_20 + 15_20) + 9_50 + 5_70);
+  });
+
+  test('kontor export ustva prints the figures; --json lists the documents; a bad period is a usage error', async () => {
+    const ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: out, dataDir: t.dataDir, invoicing: t.invoicing };
+    const io = bufferIo();
+    assert.equal(await runCommand(['export', 'ustva', '--company', t.company.companyId, '--period', '2026-Q4'], io, ctx), 0);
+    assert.match(io.stdout, /^Umsatzsteuer-Voranmeldung 2026-Q4 \(2026-10-01 bis 2026-12-31\)$/m);
+    assert.match(io.stdout, /^Kz 81\s+850 {2}Steuerpflichtige Umsätze zum Steuersatz von 19 %/m);
+    assert.match(io.stdout, /^Kz 83\s+141\.30 {2}Umsatzsteuer-Vorauszahlung$/m);
+    const json = bufferIo();
+    assert.equal(await runCommand(['export', 'ustva', '--company', t.company.companyId, '--period', '2026-Q4', '--json'], json, ctx), 0);
+    const parsed = JSON.parse(json.stdout) as UstvaReport;
+    assert.equal(parsed.lines.find((l) => l.key === '21')?.documents.length, 1);
+    const bad = bufferIo();
+    assert.equal(await runCommand(['export', 'ustva', '--company', t.company.companyId, '--period', '2026-13'], bad, ctx), 2);
+    assert.match(bad.stderr, /not a filing period: 2026-13/);
+  });
+
+  test('the app page: the figures as the form takes them, the documents under each, a wrong period refused', async () => {
+    const web = await signedIn(t);
+    const res = await web.get('/app/tax/ustva?period=2026-Q4');
+    assert.equal(res.status, 200);
+    assert.match(res.body, /<h1>Umsatzsteuer-Voranmeldung<\/h1>/);
+    assert.match(
+      res.body,
+      /<tr><td>81<\/td><td class="wrap">Steuerpflichtige Umsätze zum Steuersatz von 19 % \(Bemessungsgrundlage\) <a href="#docs-81">3 Belege<\/a><\/td><td class="num">850 €<\/td><td class="num">850,55\u00a0€<\/td><\/tr>/,
+    );
+    assert.match(
+      res.body,
+      /<tr><td><\/td><td class="wrap">Steuer zu Kz 81 <a href="#docs-81-tax">3 Belege<\/a><\/td><td class="num">161,50\u00a0€<\/td><td class="num">161,60\u00a0€<\/td><\/tr>/,
+    );
+    assert.match(res.body, /<tr class="strong"><td>83<\/td><td class="wrap">Umsatzsteuer-Vorauszahlung<\/td><td class="num">141,30\u00a0€<\/td>/);
+    assert.match(
+      res.body,
+      /<details id="docs-81" class="panel">[\s\S]*?<td>10\.10\.2026<\/td><td><a href="\/app\/invoices\/inv_[0-9a-z]+">Stornorechnung [^<]+<\/a><\/td><td class="num">-250,00\u00a0€<\/td>/,
+    );
+    assert.match(res.body, /um 0,10\u00a0€ von der Steuer ab, die das Formular aus den vollen Euro-Beträgen berechnet/);
+    const bad = await web.get('/app/tax/ustva?period=Q4');
+    assert.equal(bad.status, 422);
+    assert.match(bad.body, /Bitte geben Sie einen Monat wie 2026-11 oder ein Quartal wie 2026-Q4 an\./);
+  });
+
+  test('a locked period is marked as filed; a Kleinunternehmer gets no figures, with the reason', async () => {
+    await lockPeriod(t.handle.db, t.clock, { companyId: t.company.companyId, until: '2026-12-31' });
+    assert.equal((await ustvaReport(t.handle.db, t.company.companyId, taxPeriod('2026-Q4'))).filed, true);
+    assert.equal((await ustvaReport(t.handle.db, t.company.companyId, taxPeriod('2027-01'))).filed, false);
+    const small = await t.newCompany('kleinunternehmer');
+    await t.handle.db.updateTable('companies').set({ small_business: true }).where('id', '=', small.companyId).execute();
+    const report = await ustvaReport(t.handle.db, small.companyId, taxPeriod('2026-Q4'));
+    assert.deepEqual(report.lines, []);
+    assert.match(report.note ?? '', /Als Kleinunternehmer \(§ 19 UStG\) gibt die Firma keine Umsatzsteuer-Voranmeldung ab/);
+  });
+});
