@@ -4,6 +4,7 @@
 export { type Backoff, backoffDelayMs, DEFAULT_BACKOFF } from './backoff.ts';
 export { type ClaimOptions, claimJobs, handBackUnstarted, releaseExpiredLeases, releaseJobsOfEndedProcesses } from './claim.ts';
 export { type EnqueueJobInput, enqueueJob, eventRow, eventWrite, jobWrite, type RecordEventInput, recordEvent, recordEvents } from './enqueue.ts';
+export { sendJobMail } from './job-mail.ts';
 export {
   createJobRegistry,
   type DoneWrite,

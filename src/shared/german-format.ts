@@ -3,6 +3,8 @@
 // arithmetic only: the snapshot's amounts are exact decimals and must never pass
 // through a float (style.md, money).
 
+import { formatCents } from './money.ts';
+
 const THOUSANDS = /\B(?=(\d{3})+(?!\d))/g;
 
 /** Splits "-1234.5" into sign, integer digits and fraction digits. */
@@ -27,6 +29,11 @@ export function formatDecimal(value: string, minDecimals = 2): string {
 /** "1234.56" → "1.234,56 €" (non-breaking space before the sign, as German typesetting does). */
 export function formatMoney(amount: string): string {
   return formatDecimal(amount, 2) + '\u00a0€';
+}
+
+/** Cents as German money: 123456 → "1.234,56 €". */
+export function formatCentsMoney(cents: number | bigint): string {
+  return formatMoney(formatCents(cents));
 }
 
 /** Quantities as sent: "1.5" → "1,5", "10" → "10". */

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
 import { inTransaction, type Trx } from '../../db/transaction.ts';
-import { defineJob, enqueueJob, PermanentJobError } from '../../jobs/index.ts';
+import { defineJob, enqueueJob, PermanentJobError, sendJobMail } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
 import type { Sealer } from '../../shared/secrets.ts';
@@ -125,7 +125,6 @@ defineJob<NoticePayload>({
   async handler({ db, job, mailer }) {
     const companyId = job.company_id;
     if (!companyId) throw new PermanentJobError('the job names no company');
-    if (!mailer) throw new Error('this process has no mailer');
     const row = await db
       .selectFrom('companies as c')
       .innerJoin('commission_partners as p', (join) => join.onRef('p.company_id', '=', 'c.id'))
@@ -136,8 +135,6 @@ defineJob<NoticePayload>({
     if (!row) throw new PermanentJobError('the partner is gone');
     const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.smtp as SmtpSettings | null };
     const messageId = `<payout-account-${job.id}@kontor.invalid>`;
-    // A rerun after a crash between the send and the job's end does not mail twice (outbox); over SMTP the Message-ID lets receivers drop it.
-    if ((await mailer.holds(company, messageId)) === true) return;
     const when = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(new Date(job.payload.at));
     const how = job.payload.requested_by
       ? `auf Antrag des Partners im Partnerportal (${job.payload.requested_by}) von ${job.payload.by} bestätigt und geändert`
@@ -148,17 +145,18 @@ defineJob<NoticePayload>({
       `Jetzt: ${job.payload.after ?? 'keines'}`,
     ];
     const footer = ['Falls Sie diese Änderung nicht erwartet haben, prüfen Sie sie bitte im Protokoll von Kontor, bevor Sie den nächsten Zahllauf ausführen.'];
-    const outcome = await mailer.send(company, {
-      to: row.company_email,
-      subject: `Auszahlungskonto von ${row.partner_name} geändert`,
-      text: `${lines.join('\n')}\n\n${footer.join('\n')}\n`,
-      html: mailHtml([lines], footer),
-      attachments: [],
-      messageId,
-    });
-    if (!outcome.ok) {
-      if (outcome.error.code === 'recipient_missing') throw new PermanentJobError('the company has no e-mail address');
-      throw new Error(`payout account notice not sent: ${outcome.error.code}`);
-    }
+    await sendJobMail(
+      mailer,
+      company,
+      {
+        to: row.company_email,
+        subject: `Auszahlungskonto von ${row.partner_name} geändert`,
+        text: `${lines.join('\n')}\n\n${footer.join('\n')}\n`,
+        html: mailHtml([lines], footer),
+        attachments: [],
+        messageId,
+      },
+      'payout account notice',
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../shared/german-format.ts';
+import { formatCentsMoney as money } from '../../shared/german-format.ts';
 import { formatCents } from '../../shared/money.ts';
 import { exactLineNet } from '../invoicing/index.ts';
 import type { PlannedLine } from './billing-plan.ts';
@@ -31,7 +31,6 @@ export type CreditUse = { billingDate: string; position: number; amountCents: nu
 
 export type SettledLines = { lines: PlannedLine[]; uses: CreditUse[]; credits: NewCredit[] };
 
-const money = (cents: number) => formatMoney(formatCents(cents));
 /** A credit line: quantity −1 at the amount (an invoice's price is never negative, EN 16931 BR-27). */
 const creditLine = (of: Pick<PlannedLine, 'itemRef' | 'vatRate' | 'servicePeriod'>, cents: number, description: string): PlannedLine => ({
   description,

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import type { SmtpSettings } from '../../db/schema.ts';
 import type { PartnerChangeKind, PartnerChangeValues } from '../../db/schema-portal.ts';
-import { defineJob, type Job, type JobContext, PermanentJobError } from '../../jobs/index.ts';
+import { defineJob, type Job, type JobContext, PermanentJobError, sendJobMail } from '../../jobs/index.ts';
 import { mailHtml } from '../mail/index.ts';
 import { KIND_GERMAN, valuesLine } from './change-request-values.ts';
 
@@ -52,23 +52,22 @@ async function send<P>(
   paragraphs: string[][],
 ) {
   const { mailer, job } = context;
-  if (!mailer) throw new Error('this process has no mailer');
   const messageId = `<change-request-${to}-${job.id}@kontor.invalid>`;
-  // A rerun after a crash between the send and the job's end does not mail twice (outbox); over SMTP the Message-ID lets receivers drop it.
-  if ((await mailer.holds(request.company, messageId)) === true) return;
   const footer = `${request.company_name} · ${request.company_email}`;
-  const outcome = await mailer.send(request.company, {
-    to: to === 'company' ? request.company_email : request.account_email,
-    subject,
-    text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}${to === 'partner' ? `\n\n-- \n${footer}` : ''}\n`,
-    html: mailHtml(paragraphs, to === 'partner' ? [footer] : []),
-    attachments: [],
-    messageId,
-  });
-  if (!outcome.ok) {
-    if (outcome.error.code === 'recipient_missing') throw new PermanentJobError(`the ${to} has no e-mail address`);
-    throw new Error(`change request mail not sent: ${outcome.error.code}`);
-  }
+  await sendJobMail(
+    mailer,
+    request.company,
+    {
+      to: to === 'company' ? request.company_email : request.account_email,
+      subject,
+      text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}${to === 'partner' ? `\n\n-- \n${footer}` : ''}\n`,
+      html: mailHtml(paragraphs, to === 'partner' ? [footer] : []),
+      attachments: [],
+      messageId,
+    },
+    'change request mail',
+    `the ${to}`,
+  );
 }
 
 const capital = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;

@@ -1,5 +1,5 @@
 import type { SmtpSettings } from '../../db/schema.ts';
-import { defineJob, PermanentJobError } from '../../jobs/index.ts';
+import { defineJob, PermanentJobError, sendJobMail } from '../../jobs/index.ts';
 import type { Sealer } from '../../shared/secrets.ts';
 import { mailHtml } from '../mail/index.ts';
 import { INVITATION_MAIL_JOB, type InvitationMailPayload, invitationUrl } from './invitation-link.ts';
@@ -46,8 +46,6 @@ defineJob<InvitationMailPayload>({
       .executeTakeFirstOrThrow();
     const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.smtp as SmtpSettings | null };
     const messageId = `<portal-invitation-${job.id}@kontor.invalid>`;
-    // A rerun after a crash between the send and the job's end does not mail twice (outbox); over SMTP the Message-ID lets receivers drop it.
-    if ((await mailer.holds(company, messageId)) === true) return;
     const until = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(account.expires_at);
     const link = invitationUrl(job.payload.portal_url, token);
     const paragraphs = [
@@ -59,17 +57,19 @@ defineJob<InvitationMailPayload>({
       [`Der Link gilt bis ${until} und nur einmal. Haben Sie diese Einladung nicht erwartet, können Sie diese E-Mail ignorieren.`],
       ['Mit freundlichen Grüßen', row.company_name],
     ];
-    const outcome = await mailer.send(company, {
-      to: account.email,
-      subject: `Einladung in das Partnerportal von ${row.company_name}`,
-      text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n\n-- \n${row.company_name} · ${row.company_email}\n`,
-      html: mailHtml(paragraphs, [`${row.company_name} · ${row.company_email}`]),
-      attachments: [],
-      messageId,
-    });
-    if (!outcome.ok) {
-      if (outcome.error.code === 'recipient_missing') throw new PermanentJobError('the partner account has no e-mail address');
-      throw new Error(`portal invitation not sent: ${outcome.error.code}`);
-    }
+    await sendJobMail(
+      mailer,
+      company,
+      {
+        to: account.email,
+        subject: `Einladung in das Partnerportal von ${row.company_name}`,
+        text: `${paragraphs.map((lines) => lines.join('\n')).join('\n\n')}\n\n-- \n${row.company_name} · ${row.company_email}\n`,
+        html: mailHtml(paragraphs, [`${row.company_name} · ${row.company_email}`]),
+        attachments: [],
+        messageId,
+      },
+      'portal invitation',
+      'the partner account',
+    );
   },
 });

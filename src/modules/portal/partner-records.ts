@@ -166,9 +166,9 @@ function portalStatement(row: StatementSelect): PortalStatement {
   };
 }
 
-/** The partner's issued statements and cancellations, newest first. */
-export async function partnerStatements(db: Database, companyId: string, partnerId: string, limit = 500): Promise<PortalStatement[]> {
-  const rows = await statementQuery(db, companyId, partnerId).orderBy('s.seq', 'desc').limit(limit).execute();
+/** The partner's issued statements and cancellations, newest first (the latest 500). */
+export async function partnerStatements(db: Database, companyId: string, partnerId: string): Promise<PortalStatement[]> {
+  const rows = await statementQuery(db, companyId, partnerId).orderBy('s.seq', 'desc').limit(500).execute();
   return rows.map(portalStatement);
 }
 

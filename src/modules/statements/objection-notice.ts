@@ -1,5 +1,5 @@
 import type { SmtpSettings } from '../../db/schema.ts';
-import { defineJob, PermanentJobError } from '../../jobs/index.ts';
+import { defineJob, PermanentJobError, sendJobMail } from '../../jobs/index.ts';
 import { mailHtml } from '../mail/index.ts';
 
 // The company hears of every objection to a Gutschrift (issue 27 §3), whoever recorded it —
@@ -29,7 +29,6 @@ defineJob<ObjectionNoticePayload>({
   async handler({ db, job, mailer }) {
     const companyId = job.company_id;
     if (!companyId) throw new PermanentJobError('the job names no company');
-    if (!mailer) throw new Error('this process has no mailer');
     const row = await db
       .selectFrom('commission_statements as s')
       .innerJoin('companies as c', 'c.id', 's.company_id')
@@ -41,7 +40,6 @@ defineJob<ObjectionNoticePayload>({
     if (!row) throw new PermanentJobError('the statement is gone');
     const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.smtp as SmtpSettings | null };
     const messageId = `<objection-${job.id}@kontor.invalid>`;
-    if ((await mailer.holds(company, messageId)) === true) return;
     const when = new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: row.timezone }).format(new Date(job.payload.at));
     const who = job.payload.by_partner ? `vom Partner selbst im Partnerportal (${job.payload.by})` : `von ${job.payload.by}`;
     const lines = [
@@ -50,17 +48,18 @@ defineJob<ObjectionNoticePayload>({
       'Die Gutschrift gilt damit nicht mehr als Rechnung (§ 14 Abs. 2 Satz 3 UStG); ihre Provisionen sind wieder offen und ihre Buchung ist umgekehrt.',
       'Ab jetzt erhält der Partner statt Gutschriften eine Bitte um Rechnungsstellung und stellt seine Rechnung selbst.',
     ];
-    const outcome = await mailer.send(company, {
-      to: row.company_email,
-      subject: `Widerspruch gegen die Gutschrift ${row.number} (${row.partner_name})`,
-      text: `${lines.join('\n')}\n`,
-      html: mailHtml([lines], []),
-      attachments: [],
-      messageId,
-    });
-    if (!outcome.ok) {
-      if (outcome.error.code === 'recipient_missing') throw new PermanentJobError('the company has no e-mail address');
-      throw new Error(`objection notice not sent: ${outcome.error.code}`);
-    }
+    await sendJobMail(
+      mailer,
+      company,
+      {
+        to: row.company_email,
+        subject: `Widerspruch gegen die Gutschrift ${row.number} (${row.partner_name})`,
+        text: `${lines.join('\n')}\n`,
+        html: mailHtml([lines], []),
+        attachments: [],
+        messageId,
+      },
+      'objection notice',
+    );
   },
 });

@@ -1,6 +1,5 @@
 import { isCalendarDate } from '../../shared/dates.ts';
-import { formatDate, formatMoney } from '../../shared/german-format.ts';
-import { formatCents } from '../../shared/money.ts';
+import { formatCentsMoney as euro, formatDate } from '../../shared/german-format.ts';
 import { vatDatevDerives } from '../bookkeeping/index.ts';
 import type { StatementRow } from './statement-view.ts';
 
@@ -44,8 +43,6 @@ export function amountCents(text: string): number | null {
   if (!match) return null;
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
 }
-
-const euro = (cents: number) => formatMoney(formatCents(cents));
 
 /** The differences of an invoice to its statement, one German line each (empty when the amounts match). */
 export function invoiceDifferences(

@@ -1,5 +1,5 @@
 import type { SmtpSettings } from '../../db/schema.ts';
-import { defineJob, PermanentJobError } from '../../jobs/index.ts';
+import { defineJob, PermanentJobError, sendJobMail } from '../../jobs/index.ts';
 import { formatDate, formatMoney } from '../../shared/german-format.ts';
 import { formatCents } from '../../shared/money.ts';
 import { mailHtml } from '../mail/index.ts';
@@ -26,7 +26,6 @@ defineJob<PartnerInvoiceNoticePayload>({
   async handler({ db, job, mailer }) {
     const companyId = job.company_id;
     if (!companyId) throw new PermanentJobError('the job names no company');
-    if (!mailer) throw new Error('this process has no mailer');
     const row = await db
       .selectFrom('partner_invoice_uploads as u')
       .innerJoin('commission_statements as s', (join) => join.onRef('s.company_id', '=', 'u.company_id').onRef('s.id', '=', 'u.statement_id'))
@@ -54,22 +53,22 @@ defineJob<PartnerInvoiceNoticePayload>({
     if (!row?.content) throw new PermanentJobError('the accepted upload is gone');
     const company = { id: companyId, name: row.company_name, email: row.company_email, smtp: row.smtp as SmtpSettings | null };
     const messageId = `<partner-invoice-${job.id}@kontor.invalid>`;
-    if ((await mailer.holds(company, messageId)) === true) return;
     const lines = [
       `${row.partner_name} (Kreditor ${row.kreditorennummer}) hat im Partnerportal seine Rechnung ${row.number} vom ${formatDate(row.invoice_date)} über ${formatMoney(formatCents(Number(row.gross_cents)))} zur Bitte um Rechnungsstellung ${row.statement_number} eingereicht (${job.payload.by}).`,
       'Kontor hat sie gelesen, gegen die Abrechnung geprüft und gebucht; die Abrechnung kann jetzt ausgezahlt werden. Die Rechnung hängt an, so wie sie eingereicht wurde.',
     ];
-    const outcome = await mailer.send(company, {
-      to: row.company_email,
-      subject: `Rechnung ${row.number} von ${row.partner_name} eingegangen`,
-      text: `${lines.join('\n')}\n`,
-      html: mailHtml([lines], []),
-      attachments: [{ filename: row.file_name, content: Buffer.from(row.content), contentType: MEDIA_TYPES[row.format ?? ''] ?? 'application/xml' }],
-      messageId,
-    });
-    if (!outcome.ok) {
-      if (outcome.error.code === 'recipient_missing') throw new PermanentJobError('the company has no e-mail address');
-      throw new Error(`partner invoice notice not sent: ${outcome.error.code}`);
-    }
+    await sendJobMail(
+      mailer,
+      company,
+      {
+        to: row.company_email,
+        subject: `Rechnung ${row.number} von ${row.partner_name} eingegangen`,
+        text: `${lines.join('\n')}\n`,
+        html: mailHtml([lines], []),
+        attachments: [{ filename: row.file_name, content: Buffer.from(row.content), contentType: MEDIA_TYPES[row.format ?? ''] ?? 'application/xml' }],
+        messageId,
+      },
+      'partner invoice notice',
+    );
   },
 });

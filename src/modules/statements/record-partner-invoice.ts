@@ -158,12 +158,7 @@ export function recordPartnerInvoice(
       subjectType: 'commission_statement',
       subjectId: statement.id,
       after: {
-        statement: statement.number,
-        invoice_number: parsed.number,
-        invoice_date: parsed.invoiceDate,
-        net: formatCents(parsed.netCents),
-        vat: formatCents(parsed.vatCents),
-        gross: formatCents(parsed.grossCents),
+        ...invoiceAuditFields(statement, parsed),
         differences,
         mismatch_confirmed: differences.length > 0,
       },
@@ -253,4 +248,16 @@ export async function writePartnerInvoice(
     if (error instanceof BookkeepingError && error.code === 'period_locked') throw new PartnerInvoiceRefused('period_locked', locked(error));
     throw error;
   }
+}
+
+/** What the audit trail keeps of a partner's invoice, recorded by a person or uploaded by the partner. */
+export function invoiceAuditFields(statement: Pick<StatementRow, 'number'>, parsed: Parsed): Record<string, unknown> {
+  return {
+    statement: statement.number,
+    invoice_number: parsed.number,
+    invoice_date: parsed.invoiceDate,
+    net: formatCents(parsed.netCents),
+    vat: formatCents(parsed.vatCents),
+    gross: formatCents(parsed.grossCents),
+  };
 }

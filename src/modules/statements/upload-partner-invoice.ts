@@ -4,15 +4,14 @@ import type { PartnerInvoiceUploadsTable } from '../../db/schema-commissions.ts'
 import { inTransaction, type Trx } from '../../db/transaction.ts';
 import { enqueueJob, recordEvent } from '../../jobs/index.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { formatDate, formatMoney } from '../../shared/german-format.ts';
+import { formatCentsMoney as euro, formatDate } from '../../shared/german-format.ts';
 import { newId } from '../../shared/ids.ts';
-import { formatCents } from '../../shared/money.ts';
 import { type PartnerActor, recordAudit } from '../audit/audit-log.ts';
 import type { PartnerRow } from './build-statement.ts';
 import { checkPartnerEInvoice, type ReadResult, readEInvoice, type StatementExpectation } from './partner-einvoice/index.ts';
 import { checkPartnerInvoice, notRecordable, type Parsed, PartnerInvoiceRefused } from './partner-invoice-checks.ts';
 import { PARTNER_INVOICE_NOTICE_JOB, type PartnerInvoiceNoticePayload } from './partner-invoice-notice.ts';
-import { statementWithNumber, writePartnerInvoice } from './record-partner-invoice.ts';
+import { invoiceAuditFields, statementWithNumber, writePartnerInvoice } from './record-partner-invoice.ts';
 import type { StatementRow } from './statement-view.ts';
 import { findStatement, viewsOf } from './statements.repository.ts';
 
@@ -180,12 +179,7 @@ export async function uploadPartnerInvoice(
       subjectType: 'commission_statement',
       subjectId: statement.id,
       after: {
-        statement: statement.number,
-        invoice_number: parsed.number,
-        invoice_date: parsed.invoiceDate,
-        net: formatCents(parsed.netCents),
-        vat: formatCents(parsed.vatCents),
-        gross: formatCents(parsed.grossCents),
+        ...invoiceAuditFields(statement, parsed),
         file_name: name,
         format: formatOf(read),
         sha256,
@@ -199,8 +193,6 @@ export async function uploadPartnerInvoice(
 
 export const PLAIN_PDF_TYPED_REASON =
   'Ihre PDF-Datei enthält keine E-Rechnung. Als Kleinunternehmer oder Privatperson dürfen Sie sie trotzdem einreichen: bitte geben Sie dazu Rechnungsnummer, Rechnungsdatum und Betrag Ihrer Rechnung an.';
-
-const euro = (cents: number) => formatMoney(formatCents(cents));
 
 function expectationOf(
   statement: StatementRow,

@@ -4,8 +4,9 @@ import { html } from '../html.ts';
 import type { Messages } from '../i18n.ts';
 import { barePage, csrfField, type Flash, page } from '../layout.ts';
 import { foreignOrigin } from '../session/csrf.ts';
+import { passwordChangeForm } from '../session/password-form.ts';
 import { endAllSessions, endSession, switchCompany } from '../session/sessions.ts';
-import { changePassword, MIN_PASSWORD_LENGTH, reachableCompanies, signIn } from '../session/sign-in.ts';
+import { changePassword, reachableCompanies, signIn } from '../session/sign-in.ts';
 import { actorOf, redirect, SESSION_COOKIE, sendPage, shell, type WebDeps } from '../web-request.ts';
 
 // Sign-in, sign-out (here and everywhere), the password change (forced after the one-time
@@ -88,19 +89,7 @@ export function registerAccountPages(web: FastifyInstance, deps: WebDeps): void 
   const passwordForm = (request: FastifyRequest, flash: Flash) => {
     const t = request.t;
     const session = request.session as NonNullable<typeof request.session>;
-    const form = html`
-<form method="post" action="/app/password" class="form">
-${csrfField(session.csrfToken)}
-<input type="text" name="username" autocomplete="username" value="${session.email}" hidden>
-<label for="current">${t.currentPassword}</label>
-<input id="current" name="current" type="password" autocomplete="current-password" required>
-<label for="next">${t.newPassword}</label>
-<input id="next" name="next" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="next-hint">
-<p id="next-hint" class="hint">${t.passwordHint(MIN_PASSWORD_LENGTH)}</p>
-<label for="repeat">${t.repeatPassword}</label>
-<input id="repeat" name="repeat" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>
-<button type="submit" class="primary">${t.changePassword}</button>
-</form>`;
+    const form = passwordChangeForm(t, '/app/password', csrfField(session.csrfToken), session.email);
     if (session.passwordChangeRequired || !request.member) {
       const first: Flash = flash ?? (session.passwordChangeRequired ? { kind: 'ok', text: t.changePasswordFirst } : null);
       return barePage(request.lang, t, t.changePassword, form, first);

@@ -14,7 +14,7 @@ import { registerPortalOverviewPage } from './pages/overview.ts';
 import { registerPortalPayoutPage } from './pages/payouts.ts';
 import { registerPortalStatementPages } from './pages/statements.ts';
 import { portalBarePage } from './portal-layout.ts';
-import { PORTAL_COOKIE, PORTAL_LANG_COOKIE, type PortalDeps, portalRequest, sendPortalPage } from './portal-request.ts';
+import { PORTAL_COOKIE, PORTAL_LANG_COOKIE, type PortalDeps, portalRequest, sendPage } from './portal-request.ts';
 
 export type { PortalDeps } from './portal-request.ts';
 
@@ -82,16 +82,16 @@ export async function registerPartnerPortal(app: FastifyInstance, deps: PortalDe
       portal.setNotFoundHandler((request, reply) => {
         request.portal ??= portalRequest(request);
         const { t } = request.portal;
-        return sendPortalPage(reply, portalBarePage(request.portal, t.notFound, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 404);
+        return sendPage(reply, portalBarePage(request.portal, t.notFound, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 404);
       });
       portal.setErrorHandler((error, request, reply) => {
         request.portal ??= portalRequest(request);
         const { t } = request.portal;
         const status = (error as { statusCode?: number }).statusCode;
         if (status && status >= 400 && status < 500)
-          return sendPortalPage(reply, portalBarePage(request.portal, t.badRequest, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), status);
+          return sendPage(reply, portalBarePage(request.portal, t.badRequest, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), status);
         request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'portal page failed');
-        return sendPortalPage(reply, portalBarePage(request.portal, t.serverError, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 500);
+        return sendPage(reply, portalBarePage(request.portal, t.serverError, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 500);
       });
     },
     { prefix: '/portal' },
@@ -100,7 +100,7 @@ export async function registerPartnerPortal(app: FastifyInstance, deps: PortalDe
 
 function refuse(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { t } = request.portal;
-  return sendPortalPage(reply, portalBarePage(request.portal, t.csrfFailed, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 403);
+  return sendPage(reply, portalBarePage(request.portal, t.csrfFailed, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 403);
 }
 
 async function signInFirst(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

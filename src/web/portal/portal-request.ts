@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../db/connection.ts';
 import type { InvoicingDeps } from '../../modules/invoicing/invoicing-deps.ts';
 import type { Mailer } from '../../modules/mail/index.ts';
@@ -39,10 +39,4 @@ export function sessionOf(request: FastifyRequest): PortalSession {
   return session;
 }
 
-export function sendPortalPage(reply: FastifyReply, markup: string, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(markup);
-}
-
-export function portalRedirect(reply: FastifyReply, to: string): FastifyReply {
-  return reply.code(303).header('location', to).send();
-}
+export { redirect, sendPage } from '../web-request.ts';

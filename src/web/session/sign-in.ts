@@ -1,10 +1,9 @@
 import type { Database } from '../../db/connection.ts';
-import { inTransaction } from '../../db/transaction.ts';
 import { recordAudit } from '../../modules/audit/audit-log.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordLengthAllowed, verifyPassword, verifySignInPassword } from '../../shared/passwords.ts';
 import { endAllSessions, startSession } from './sessions.ts';
-import { clearAccount, lockedUntil, recordFailure, throttleKeys } from './throttle.ts';
+import { throttledSignIn, throttleKeys } from './throttle.ts';
 
 // Signing in: one answer for a wrong password and an unknown e-mail (the same message,
 // the same work: an unknown e-mail is checked against a dummy hash), throttled per account
@@ -14,21 +13,18 @@ export type SignInResult = { ok: true; token: string; passwordChangeRequired: bo
 
 export async function signIn(db: Database, clock: Clock, input: { email: string; password: string; address: string }): Promise<SignInResult> {
   const email = input.email.trim().toLowerCase();
-  const keys = throttleKeys(email, input.address);
-  const until = await inTransaction(db, (trx) => lockedUntil(trx, keys, clock.now()));
-  if (until) return { ok: false, reason: 'locked', until };
-  const user = await db
-    .selectFrom('users as u')
-    .select(['u.id', 'u.password_hash', 'u.password_change_required'])
-    .where('u.email', '=', email)
-    .where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.user_id', '=', 'u.id').where('m.active', '=', true)))
-    .executeTakeFirst();
-  const good = await verifySignInPassword(input.password, user?.password_hash);
-  if (!user || !good) {
-    await inTransaction(db, (trx) => recordFailure(trx, keys, clock.now()));
-    return { ok: false, reason: 'wrong' };
-  }
-  await inTransaction(db, (trx) => clearAccount(trx, keys));
+  const result = await throttledSignIn(db, clock, throttleKeys(email, input.address), async () => {
+    const user = await db
+      .selectFrom('users as u')
+      .select(['u.id', 'u.password_hash', 'u.password_change_required'])
+      .where('u.email', '=', email)
+      .where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.user_id', '=', 'u.id').where('m.active', '=', true)))
+      .executeTakeFirst();
+    const good = await verifySignInPassword(input.password, user?.password_hash);
+    return user && good ? user : null;
+  });
+  if (!result.ok) return result;
+  const user = result.value;
   const company = await firstCompany(db, user.id);
   const token = await startSession(db, clock, user.id, company);
   return { ok: true, token, passwordChangeRequired: user.password_change_required };

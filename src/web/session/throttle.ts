@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Trx } from '../../db/transaction.ts';
+import type { Database } from '../../db/connection.ts';
+import { inTransaction, type Trx } from '../../db/transaction.ts';
+import type { Clock } from '../../shared/clock.ts';
 
 // Sign-in throttling per account (the e-mail as typed, known or not, so that throttling
 // tells nothing about which accounts exist) and per client address. Keys are SHA-256
@@ -56,4 +58,23 @@ export async function recordFailure(trx: Trx, keys: ThrottleKeys, now: Date): Pr
 
 export async function clearAccount(trx: Trx, keys: ThrottleKeys): Promise<void> {
   await trx.deleteFrom('sign_in_throttle').where('key', '=', keys.account).execute();
+}
+
+export type Throttled<T> = { ok: true; value: T } | { ok: false; reason: 'wrong' | 'locked'; until?: Date };
+
+/**
+ * A sign-in under the keys' throttle (the app's and the portal's): refused while a key is
+ * locked, without looking at the password; otherwise `verify` decides — null counts as a
+ * failure for both keys, a value clears the account's key.
+ */
+export async function throttledSignIn<T>(db: Database, clock: Clock, keys: ThrottleKeys, verify: () => Promise<T | null>): Promise<Throttled<T>> {
+  const until = await inTransaction(db, (trx) => lockedUntil(trx, keys, clock.now()));
+  if (until) return { ok: false, reason: 'locked', until };
+  const value = await verify();
+  if (value === null) {
+    await inTransaction(db, (trx) => recordFailure(trx, keys, clock.now()));
+    return { ok: false, reason: 'wrong' };
+  }
+  await inTransaction(db, (trx) => clearAccount(trx, keys));
+  return { ok: true, value };
 }

@@ -1,5 +1,4 @@
-import { formatDate, formatMoney } from '../../../shared/german-format.ts';
-import { formatCents } from '../../../shared/money.ts';
+import { formatCentsMoney as euro, formatDate } from '../../../shared/german-format.ts';
 import { vatDatevDerives } from '../../bookkeeping/index.ts';
 import { describeBreakdown, en16931Violations } from './einvoice-rules.ts';
 import type { ReadInvoice, ReadResult } from './read-einvoice.ts';
@@ -32,8 +31,6 @@ export type PartnerEInvoiceCheck = { ok: true; invoice: ReadInvoice } | { ok: fa
 
 export const PLAIN_PDF_REASON =
   'Bitte laden Sie eine E-Rechnung hoch (XRechnung oder ZUGFeRD): seit 2025 sind Rechnungen zwischen Unternehmen als E-Rechnung zu stellen; eine PDF-Datei ohne eingebettete XML-Daten genügt nicht.';
-
-const euro = (cents: number) => formatMoney(formatCents(cents));
 
 /** The read upload checked against the statement: ok, or every reason it is refused. */
 export function checkPartnerEInvoice(read: ReadResult, expected: StatementExpectation): PartnerEInvoiceCheck {

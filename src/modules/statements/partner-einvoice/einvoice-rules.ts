@@ -1,5 +1,4 @@
-import { formatMoney } from '../../../shared/german-format.ts';
-import { formatCents } from '../../../shared/money.ts';
+import { formatCentsMoney as euro } from '../../../shared/german-format.ts';
 import type { ReadInvoice, ReadVatBreakdown } from './read-einvoice.ts';
 
 // A subset of the EN 16931 business rules, run in-process on the terms read-einvoice.ts
@@ -13,7 +12,6 @@ import type { ReadInvoice, ReadVatBreakdown } from './read-einvoice.ts';
 
 export type Violation = { rule: string; message: string };
 
-const euro = (cents: number) => formatMoney(formatCents(cents));
 const rate = (percent: string) => `${percent.replace('.', ',')} %`;
 
 /** What a VAT breakdown is, in words: "19 % Umsatzsteuer (Kategorie S)". */

@@ -13,8 +13,9 @@ import { type Html, html } from '../../html.ts';
 import type { Flash } from '../../layout.ts';
 import { date } from '../../pages/money.ts';
 import { foreignOrigin } from '../../session/csrf.ts';
+import { passwordChangeForm } from '../../session/password-form.ts';
 import { portalBarePage, portalCsrf, portalPage } from '../portal-layout.ts';
-import { PORTAL_COOKIE, type PortalDeps, portalRedirect, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { PORTAL_COOKIE, type PortalDeps, redirect, sendPage, sessionOf } from '../portal-request.ts';
 import { portalSignIn } from '../portal-sign-in.ts';
 import { partnerDataSections, type RefusedChange } from './change-requests.ts';
 
@@ -50,14 +51,14 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
     const query = request.query as Form;
     const { t } = request.portal;
     const flash: Flash = query.ended ? { kind: 'error', text: t.sessionEnded } : query.out ? { kind: 'ok', text: t.signedOut } : null;
-    return sendPortalPage(reply, portalBarePage(request.portal, t.signInTitle, signInForm(request, safeNext(query.next)), flash));
+    return sendPage(reply, portalBarePage(request.portal, t.signInTitle, signInForm(request, safeNext(query.next)), flash));
   });
 
   portal.post('/sign-in', { config: { public: true } }, async (request, reply) => {
     const { t } = request.portal;
     // Login CSRF: a form on another site must not sign this browser in.
     if (foreignOrigin(request))
-      return sendPortalPage(
+      return sendPage(
         reply,
         portalBarePage(request.portal, t.signInTitle, signInForm(request, '/portal/overview'), { kind: 'error', text: t.foreignSignIn }),
         403,
@@ -71,20 +72,20 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
         result.reason === 'locked'
           ? t.locked(Math.max(1, Math.ceil(((result.until as Date).getTime() - deps.clock.now().getTime()) / 60000)))
           : t.wrongCredentials;
-      return sendPortalPage(
+      return sendPage(
         reply,
         portalBarePage(request.portal, t.signInTitle, signInForm(request, next, email), { kind: 'error', text }),
         result.reason === 'locked' ? 429 : 401,
       );
     }
     reply.setCookie(PORTAL_COOKIE, result.token, cookieOptions(request));
-    return portalRedirect(reply, next);
+    return redirect(reply, next);
   });
 
   portal.post('/sign-out', async (request, reply) => {
     await endPortalSession(deps.db, deps.clock, sessionOf(request).id);
     reply.clearCookie(PORTAL_COOKIE, { path: '/portal' });
-    return portalRedirect(reply, '/portal/sign-in?out=1');
+    return redirect(reply, '/portal/sign-in?out=1');
   });
 
   // The invitation link: GET shows the form, POST sets the password and signs in. The token
@@ -111,24 +112,24 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
 
   portal.get('/invitation/:token', { config: { public: true } }, async (request, reply) => {
     const page = await invitationPage(request, (request.params as { token: string }).token, null, 200);
-    return sendPortalPage(reply, page.markup, page.status);
+    return sendPage(reply, page.markup, page.status);
   });
 
   portal.post('/invitation/:token', { config: { public: true } }, async (request, reply) => {
     const { t } = request.portal;
     const token = (request.params as { token: string }).token;
-    if (foreignOrigin(request)) return sendPortalPage(reply, portalBarePage(request.portal, t.csrfFailed, html``), 403);
-    if (!TOKEN.test(token)) return sendPortalPage(reply, portalBarePage(request.portal, t.invitationTitle, html`<p>${t.invitationInvalid}</p>`), 404);
+    if (foreignOrigin(request)) return sendPage(reply, portalBarePage(request.portal, t.csrfFailed, html``), 403);
+    if (!TOKEN.test(token)) return sendPage(reply, portalBarePage(request.portal, t.invitationTitle, html`<p>${t.invitationInvalid}</p>`), 404);
     const form = (request.body ?? {}) as Form;
     try {
       const account = await acceptPartnerInvitation(deps, { token, password: String(form.password ?? ''), repeat: String(form.repeat ?? '') });
       reply.setCookie(PORTAL_COOKIE, await startPortalSession(deps.db, deps.clock, account), cookieOptions(request));
-      return portalRedirect(reply, '/portal/overview?welcome=1');
+      return redirect(reply, '/portal/overview?welcome=1');
     } catch (error) {
       if (!(error instanceof PortalError)) throw error;
       const text = t.passwordRefusals[error.refusal] ?? error.message;
       const page = await invitationPage(request, token, { kind: 'error', text }, 422);
-      return sendPortalPage(reply, page.markup, page.status === 404 ? 404 : 422);
+      return sendPage(reply, page.markup, page.status === 404 ? 404 : 422);
     }
   });
 
@@ -143,7 +144,7 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
           : done === 'change-withdrawn'
             ? t.changes.withdrawnDone
             : null;
-    return sendPortalPage(reply, await portalAccountPage(deps, request, text ? { kind: 'ok', text } : null));
+    return sendPage(reply, await portalAccountPage(deps, request, text ? { kind: 'ok', text } : null));
   });
 
   portal.post('/password', async (request, reply) => {
@@ -155,8 +156,8 @@ export function registerPortalAccessPages(portal: FastifyInstance, deps: PortalD
       repeat: String(form.repeat ?? ''),
     });
     if (!result.ok)
-      return sendPortalPage(reply, await portalAccountPage(deps, request, { kind: 'error', text: request.portal.t.passwordErrors[result.reason] }), 422);
-    return portalRedirect(reply, '/portal/account?done=password');
+      return sendPage(reply, await portalAccountPage(deps, request, { kind: 'error', text: request.portal.t.passwordErrors[result.reason] }), 422);
+    return redirect(reply, '/portal/account?done=password');
   });
 }
 
@@ -174,18 +175,7 @@ export async function portalAccountPage(deps: PortalDeps, request: FastifyReques
     html`<p>${t.signedInAs(session.email)}</p>
 ${await partnerDataSections(deps, request, refused)}
 <section class="panel" aria-labelledby="password-heading"><h2 id="password-heading">${t.changePassword}</h2>
-<form method="post" action="/portal/password" class="form">
-${portalCsrf(session.csrfToken)}
-<input type="text" name="username" autocomplete="username" value="${session.email}" hidden>
-<label for="current">${t.currentPassword}</label>
-<input id="current" name="current" type="password" autocomplete="current-password" required>
-<label for="next">${t.newPassword}</label>
-<input id="next" name="next" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required aria-describedby="next-hint">
-<p id="next-hint" class="hint">${t.passwordHint(MIN_PASSWORD_LENGTH)}</p>
-<label for="repeat">${t.repeatPassword}</label>
-<input id="repeat" name="repeat" type="password" autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required>
-<button type="submit" class="primary">${t.changePassword}</button>
-</form></section>`,
+${passwordChangeForm(t, '/portal/password', portalCsrf(session.csrfToken), session.email)}</section>`,
     flash,
   );
 }

@@ -4,7 +4,7 @@ import { calendarDate } from '../../../shared/clock.ts';
 import { html } from '../../html.ts';
 import { date, decimal } from '../../pages/money.ts';
 import { portalPage } from '../portal-layout.ts';
-import { type PortalDeps, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, sendPage, sessionOf } from '../portal-request.ts';
 
 // The partner's agreements: validity, whom they apply to, the tiers, and for each customer
 // attributed to the partner the contract month it is in today with that month's percent.
@@ -44,6 +44,6 @@ ${
 </section>`,
     );
     const body = agreements.length === 0 ? html`<p class="empty">${t.noAgreements}</p>` : html`<p class="hint">${t.agreementsIntro}</p>${sections}`;
-    return sendPortalPage(reply, portalPage(request.portal, 'agreements', t.nav.agreements, body));
+    return sendPage(reply, portalPage(request.portal, 'agreements', t.nav.agreements, body));
   });
 }

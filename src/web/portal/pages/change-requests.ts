@@ -18,7 +18,7 @@ import { type Html, html } from '../../html.ts';
 import type { Flash } from '../../layout.ts';
 import { date } from '../../pages/money.ts';
 import { portalCsrf } from '../portal-layout.ts';
-import { type PortalDeps, portalRedirect, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, redirect, sendPage, sessionOf } from '../portal-request.ts';
 
 // On the account page: the partner's data as the company has it on file, the partner's
 // requests to change it (issue 27 §3: payout account, address, VAT ID, tax number), its
@@ -128,9 +128,9 @@ export function registerPortalChangeRequestRoutes(portal: FastifyInstance, deps:
       if (error.refusal === 'not_found') return reply.callNotFound();
       const text = error.refusal === 'invalid' ? w.refused : (w.refusals[error.refusal] ?? error.message);
       const refused = fields.length > 0 ? { kind: kind as PartnerChangeKind, typed, problems: error.problems } : undefined;
-      return sendPortalPage(reply, await accountPage(request, { kind: 'error', text }, refused), 422);
+      return sendPage(reply, await accountPage(request, { kind: 'error', text }, refused), 422);
     }
-    return portalRedirect(reply, '/portal/account?done=change-requested');
+    return redirect(reply, '/portal/account?done=change-requested');
   });
 
   portal.post('/change-requests/:id/withdraw', async (request, reply) => {
@@ -142,8 +142,8 @@ export function registerPortalChangeRequestRoutes(portal: FastifyInstance, deps:
       if (!(error instanceof ChangeRequestError)) throw error;
       if (error.refusal === 'not_found') return reply.callNotFound();
       const text = request.portal.t.changes.refusals[error.refusal] ?? error.message;
-      return sendPortalPage(reply, await accountPage(request, { kind: 'error', text }), 409);
+      return sendPage(reply, await accountPage(request, { kind: 'error', text }), 409);
     }
-    return portalRedirect(reply, '/portal/account?done=change-withdrawn');
+    return redirect(reply, '/portal/account?done=change-withdrawn');
   });
 }

@@ -8,7 +8,7 @@ import type { Flash } from '../../layout.ts';
 import { date, dateTimeFormat, euro, typedDate, typedDecimal } from '../../pages/money.ts';
 import { tokenMatches } from '../../session/csrf.ts';
 import { portalCsrf } from '../portal-layout.ts';
-import { type PortalDeps, portalRedirect, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, redirect, sessionOf } from '../portal-request.ts';
 
 // The partner hands in its invoice for a request to invoice (issue 27 §3): the upload form
 // on the statement's page, what became of earlier uploads, and the invoice once accepted.
@@ -67,7 +67,7 @@ export function registerPortalInvoiceUpload(portal: FastifyInstance, deps: Porta
           { name: fileName, bytes },
           typed,
         );
-        if (outcome.accepted) return portalRedirect(reply, `/portal/statements/${statement.id}?done=invoice`);
+        if (outcome.accepted) return redirect(reply, `/portal/statements/${statement.id}?done=invoice`);
         return detail(request, reply, { kind: 'error', text: t.invoiceRefusedFlash }, 422, { refused: outcome.reasons, typed });
       } catch (error) {
         if (!(error instanceof PartnerInvoiceRefused)) throw error;

@@ -5,7 +5,7 @@ import { type Html, html } from '../../html.ts';
 import { csvAmount, csvField } from '../../pages/invoice-csv.ts';
 import { date, decimal, euro } from '../../pages/money.ts';
 import { portalPage } from '../portal-layout.ts';
-import { type PortalDeps, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, sendPage, sessionOf } from '../portal-request.ts';
 import type { PortalMessages } from '../texts.ts';
 
 // The partner's ledger: a month range filter, the entries with their sum, and the same
@@ -61,7 +61,7 @@ ${
 <tfoot><tr><th scope="row" colspan="6">${t.sum}</th><td class="num strong">${euro(ledger.sumCents)}</td><td></td></tr></tfoot></table></div>
 ${ledger.count > ledger.entries.length ? html`<p class="hint">${t.shownFirst(ledger.entries.length)}</p>` : ''}`
 }`;
-    return sendPortalPage(reply, portalPage(request.portal, 'ledger', t.nav.ledger, body, bad ? { kind: 'error', text: t.badMonth } : null), bad ? 422 : 200);
+    return sendPage(reply, portalPage(request.portal, 'ledger', t.nav.ledger, body, bad ? { kind: 'error', text: t.badMonth } : null), bad ? 422 : 200);
   });
 
   portal.get('/ledger.csv', async (request, reply) => {

@@ -4,7 +4,7 @@ import { html } from '../../html.ts';
 import type { Flash } from '../../layout.ts';
 import { euro } from '../../pages/money.ts';
 import { portalPage } from '../portal-layout.ts';
-import { type PortalDeps, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, sendPage, sessionOf } from '../portal-request.ts';
 import { statementTable } from './statement-table.ts';
 
 // The partner's first page: its balance — the same three figures as the API's `balance`
@@ -20,8 +20,9 @@ export function registerPortalOverviewPage(portal: FastifyInstance, deps: Portal
       .where('company_id', '=', session.companyId)
       .where('id', '=', session.partnerId)
       .executeTakeFirstOrThrow();
-    const statements = await partnerStatements(deps.db, session.companyId, session.partnerId, 5);
-    const waiting = (await partnerStatements(deps.db, session.companyId, session.partnerId)).filter((s) => s.state === 'invoice_missing').length;
+    const all = await partnerStatements(deps.db, session.companyId, session.partnerId);
+    const statements = all.slice(0, 5);
+    const waiting = all.filter((s) => s.state === 'invoice_missing').length;
     const figure = (label: string, cents: number, hint: string) =>
       html`<div><dt>${label}</dt><dd class="strong">${euro(cents)}</dd><dd class="hint">${hint}</dd></div>`;
     const body = html`<dl class="facts" aria-label="${t.nav.overview}">
@@ -34,6 +35,6 @@ ${waiting > 0 ? html`<p class="panel warn">${t.waitingForInvoice(waiting)} <a hr
 ${statements.length === 0 ? html`<p class="empty">${t.noStatements}</p>` : statementTable(t, statements)}
 <p><a href="/portal/statements">${t.allStatements}</a></p>`;
     const flash: Flash = (request.query as { welcome?: string }).welcome === '1' ? { kind: 'ok', text: t.passwordSet } : null;
-    return sendPortalPage(reply, portalPage(request.portal, 'overview', t.nav.overview, body, flash));
+    return sendPage(reply, portalPage(request.portal, 'overview', t.nav.overview, body, flash));
   });
 }

@@ -3,7 +3,7 @@ import { partnerPayouts } from '../../../modules/portal/partner-records.ts';
 import { html } from '../../html.ts';
 import { date, euro } from '../../pages/money.ts';
 import { portalPage } from '../portal-layout.ts';
-import { type PortalDeps, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, sendPage, sessionOf } from '../portal-request.ts';
 
 // The transfers to the partner: the day the company's bank executes them, the amount, the
 // account (masked) and the statement each pays.
@@ -22,6 +22,6 @@ export function registerPortalPayoutPage(portal: FastifyInstance, deps: PortalDe
             (p) =>
               html`<tr><td>${date(p.executionDate)}</td><td class="num">${euro(p.amountCents)}</td><td class="mono">${p.ibanMasked ?? '–'}</td><td><a href="/portal/statements/${p.statementId}">${p.statementNumber}</a></td></tr>`,
           )}</tbody></table></div>`;
-    return sendPortalPage(reply, portalPage(request.portal, 'payouts', t.nav.payouts, body));
+    return sendPage(reply, portalPage(request.portal, 'payouts', t.nav.payouts, body));
   });
 }

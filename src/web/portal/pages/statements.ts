@@ -7,7 +7,7 @@ import { type Html, html } from '../../html.ts';
 import type { Flash } from '../../layout.ts';
 import { date, decimal, euro } from '../../pages/money.ts';
 import { portalCsrf, portalPage } from '../portal-layout.ts';
-import { type PortalDeps, portalRedirect, sendPortalPage, sessionOf } from '../portal-request.ts';
+import { type PortalDeps, redirect, sendPage, sessionOf } from '../portal-request.ts';
 import type { PortalMessages } from '../texts.ts';
 import { invoiceSection, type OwnStatement, registerPortalInvoiceUpload, type StatementDetail } from './invoice-upload.ts';
 import { statementTable } from './statement-table.ts';
@@ -29,7 +29,7 @@ export function registerPortalStatementPages(portal: FastifyInstance, deps: Port
     const { t } = request.portal;
     const statements = await partnerStatements(deps.db, session.companyId, session.partnerId);
     const body = statements.length === 0 ? html`<p class="empty">${t.noStatements}</p>` : statementTable(t, statements);
-    return sendPortalPage(reply, portalPage(request.portal, 'statements', t.nav.statements, body));
+    return sendPage(reply, portalPage(request.portal, 'statements', t.nav.statements, body));
   });
 
   /** The session's own statement of the address, or null (the caller answers 404). */
@@ -79,7 +79,7 @@ ${linesTable(t, row.lines, allCustomers)}
 ${statement.kind === 'partner_invoice' && statement.type === 'statement' ? await invoiceSection(deps, request, statement, more.refused ?? null, more.typed ?? null) : ''}
 ${objectionSection(t, statement, session.csrfToken, typedReason)}
 <p><a href="/portal/statements">${t.backToStatements}</a></p>`;
-    return sendPortalPage(reply, portalPage(request.portal, 'statements', `${t.kinds[statement.kind] ?? ''} ${statement.number}`.trim(), body, flash), status);
+    return sendPage(reply, portalPage(request.portal, 'statements', `${t.kinds[statement.kind] ?? ''} ${statement.number}`.trim(), body, flash), status);
   };
 
   portal.get('/statements/:id', async (request, reply) => {
@@ -114,7 +114,7 @@ ${objectionSection(t, statement, session.csrfToken, typedReason)}
       if (error.refusal === 'not_found') return reply.callNotFound();
       return detail(request, reply, { kind: 'error', text: t.objectionRefused[error.refusal ?? 'other'] ?? (t.objectionRefused.other as string) }, 409);
     }
-    return portalRedirect(reply, `/portal/statements/${statement.id}?done=objected`);
+    return redirect(reply, `/portal/statements/${statement.id}?done=objected`);
   });
 
   for (const kind of ['pdf', 'xml'] as const) {
