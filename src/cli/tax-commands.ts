@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { formatMoney } from '../shared/german-format.ts';
 import { formatCents } from '../shared/money.ts';
 import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
@@ -8,6 +10,26 @@ const tax = () => import('../modules/tax/index.ts');
 
 // `kontor export ustva`: the figures of the Umsatzsteuer-Voranmeldung of a month or a
 // quarter, from the books; --json lists every document behind every Kennzahl.
+// `kontor export zm`: the Zusammenfassende Meldung of the period as the BZSt's upload file
+// (refused, with every reason, while a VAT ID would make the upload fail).
+
+type Tax = Awaited<ReturnType<typeof tax>>;
+
+/** --period and --company, checked: the period, or a usage error; null when there is no such company. */
+async function periodAndCompany(values: Record<string, string | boolean | undefined>, ctx: Parameters<ModuleCommand['run']>[2], t: Tax) {
+  let period: ReturnType<Tax['taxPeriod']>;
+  try {
+    period = t.taxPeriod(required(values, 'period'));
+  } catch (error) {
+    if (error instanceof t.TaxPeriodError) throw new UsageError(`--period: ${error.message}`);
+    throw error;
+  }
+  const companyId = required(values, 'company');
+  const exists = await ctx.db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
+  return { period, companyId, exists: Boolean(exists) };
+}
+
+const money = (cents: number) => formatMoney(formatCents(cents));
 
 export const TAX_COMMANDS: ModuleCommand[] = [
   {
@@ -15,22 +37,13 @@ export const TAX_COMMANDS: ModuleCommand[] = [
     usage: ['kontor export ustva --company ID --period YYYY-MM|YYYY-Qn [--json]   the Umsatzsteuer-Voranmeldung figures from the books'],
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' }, period: { type: 'string' } }, 0);
-      const { taxPeriod, TaxPeriodError, ustvaReport } = await tax();
-      let period: ReturnType<typeof taxPeriod>;
-      try {
-        period = taxPeriod(required(values, 'period'));
-      } catch (error) {
-        if (error instanceof TaxPeriodError) throw new UsageError(`--period: ${error.message}`);
-        throw error;
-      }
-      const companyId = required(values, 'company');
-      const exists = await ctx.db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
+      const t = await tax();
+      const { period, companyId, exists } = await periodAndCompany(values, ctx, t);
       if (!exists) {
         io.err(`kontor: no company ${companyId}`);
         return 1;
       }
-      const report = await ustvaReport(ctx.db, companyId, period);
-      const money = (cents: number) => formatMoney(formatCents(cents));
+      const report = await t.ustvaReport(ctx.db, companyId, period);
       const text = [
         `Umsatzsteuer-Voranmeldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — abgegeben (Zeitraum gesperrt)' : ''}`,
         ...(report.note ? [report.note] : []),
@@ -40,6 +53,46 @@ export const TAX_COMMANDS: ModuleCommand[] = [
         ),
       ].join('\n');
       print(io, Boolean(values.json), report, text);
+      return 0;
+    },
+  },
+  {
+    name: 'export zm',
+    usage: ['kontor export zm --company ID --period YYYY-MM|YYYY-Qn [--out FILE] [--json]   the Zusammenfassende Meldung as the BZSt upload file (CSV v3.0)'],
+    async run(args, io, ctx) {
+      const { values } = parse(args, { company: { type: 'string' }, period: { type: 'string' }, out: { type: 'string' } }, 0);
+      const t = await tax();
+      const { period, companyId, exists } = await periodAndCompany(values, ctx, t);
+      if (!exists) {
+        io.err(`kontor: no company ${companyId}`);
+        return 1;
+      }
+      const report = await t.zmReport(ctx.db, companyId, period);
+      if (report.problems.length > 0) {
+        io.err(`kontor: the Zusammenfassende Meldung ${period.label} cannot be uploaded as it is:`);
+        for (const problem of report.problems) io.err(`  ${problem}`);
+        return 1;
+      }
+      let file: string | null = null;
+      if (report.rows.length > 0) {
+        file = path.resolve(ctx.cwd, typeof values.out === 'string' && values.out !== '' ? values.out : t.zmFileName(period));
+        try {
+          await writeFile(file, t.zmCsv(report));
+        } catch (error) {
+          io.err(`kontor: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          return 1;
+        }
+      }
+      const text = [
+        `Zusammenfassende Meldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — Zeitraum gesperrt' : ''}`,
+        ...(report.note ? [report.note] : []),
+        ...report.rows.map(
+          (row) =>
+            `${row.vat_id.padEnd(16)} ${String(row.amount_euros).padStart(10)} ${row.kind}  (gebucht ${money(row.amount_cents)}, ${row.documents.length} Beleg(e))`,
+        ),
+        ...(file ? [file] : []),
+      ].join('\n');
+      print(io, Boolean(values.json), { ...report, file }, text);
       return 0;
     },
   },

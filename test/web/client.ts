@@ -5,7 +5,13 @@ import type { TestApp } from '../helpers/app.ts';
 // A cookie-keeping client of the app's pages over app.inject: what a browser sends (form
 // posts, cookies of Path=/app), and the CSRF token read from the last page, as a form has it.
 
-export type PageResponse = { status: number; location: string | undefined; body: string; setCookie: string[] };
+export type PageResponse = {
+  status: number;
+  location: string | undefined;
+  body: string;
+  setCookie: string[];
+  headers: Record<string, string | string[] | number | undefined>;
+};
 
 export class WebClient {
   readonly cookies = new Map<string, string>();
@@ -40,7 +46,7 @@ export class WebClient {
       else this.cookies.set(name, value);
     }
     if (res.headers['content-type']?.toString().startsWith('text/html')) this.lastBody = res.body;
-    return { status: res.statusCode, location: res.headers.location as string | undefined, body: res.body, setCookie };
+    return { status: res.statusCode, location: res.headers.location as string | undefined, body: res.body, setCookie, headers: res.headers };
   }
 
   get(url: string, headers?: Record<string, string>): Promise<PageResponse> {

@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { TaxPeriodError, taxPeriod, type UstvaLine, ustvaReport } from '../../modules/tax/index.ts';
+import {
+  TaxPeriodError,
+  taxPeriod,
+  type UstvaDocument,
+  type UstvaLine,
+  ustvaReport,
+  type ZmReport,
+  zmCsv,
+  zmFileName,
+  zmReport,
+} from '../../modules/tax/index.ts';
 import { addDays } from '../../shared/dates.ts';
 import { type Html, html } from '../html.ts';
 import { page } from '../layout.ts';
@@ -31,6 +41,7 @@ export function registerTaxPages(web: FastifyInstance, deps: WebDeps): void {
       period = taxPeriod(previous);
     }
     const report = await ustvaReport(deps.db, member.company.id, period);
+    const zm = await zmReport(deps.db, member.company.id, period);
     const form = html`<form method="get" action="/app/tax/ustva" class="filters">
 <div><label for="period">${t.period}</label><input id="period" name="period" value="${bad ? asked : period.label}" aria-describedby="period-hint"${bad ? html` aria-invalid="true"` : ''}></div>
 <p id="period-hint" class="hint">${t.periodHint}</p>
@@ -51,9 +62,59 @@ ${report.note ? html`<p class="panel">${report.note}</p>` : ''}
 ${table}
 ${lines.length > 0 ? html`${lines.map((line) => documentsOf(t, line))}` : ''}
 ${report.rounding_difference_cents !== 0 ? html`<p class="hint">${t.rounding(euro(report.rounding_difference_cents))}</p>` : ''}
-${report.small_business ? '' : html`<p class="hint">${t.oss}</p>`}`;
+${report.small_business ? '' : html`<p class="hint">${t.oss}</p>`}
+${zmSection(t, zm)}`;
     return sendPage(reply, page(shell(request, 'tax'), t.title, body, bad ? { kind: 'error', text: t.badPeriod } : null), bad ? 422 : 200);
   });
+
+  // The ZM upload file; while a VAT ID would make the upload fail, the page says why and there is no file.
+  web.get('/tax/zm.csv', async (request, reply) => {
+    const member = memberOrNoCompanyPage(request, reply);
+    if (!member) return reply;
+    let period: ReturnType<typeof taxPeriod>;
+    try {
+      period = taxPeriod(String((request.query as { period?: string }).period ?? '').slice(0, 20));
+    } catch (error) {
+      if (!(error instanceof TaxPeriodError)) throw error;
+      return reply.redirect('/app/tax/ustva', 303);
+    }
+    const zm = await zmReport(deps.db, member.company.id, period);
+    if (zm.problems.length > 0 || zm.rows.length === 0) return reply.redirect(`/app/tax/ustva?period=${encodeURIComponent(period.label)}#zm-heading`, 303);
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${zmFileName(period)}"`)
+      .header('cache-control', 'no-store')
+      .send(zmCsv(zm));
+  });
+}
+
+function zmSection(t: TaxTexts, zm: ZmReport): Html {
+  if (zm.small_business) return html`<h2 id="zm-heading">${t.zmTitle}</h2><p class="panel">${zm.note}</p>`;
+  const table =
+    zm.rows.length === 0
+      ? html`<p>${zm.note ?? t.zmNothing}</p>`
+      : html`<div class="table-wrap"><table class="table" aria-labelledby="zm-heading">
+<thead><tr><th scope="col">${t.vatId}</th><th scope="col" class="num">${t.inFile}</th><th scope="col">${t.kind}</th><th scope="col" class="num">${t.booked}</th><th scope="col">${t.documents}</th></tr></thead>
+<tbody>${zm.rows.map(
+          (row) =>
+            html`<tr><td>${row.vat_id}</td><td class="num">${decimal(String(row.amount_euros), 0)}</td><td>${row.kind}</td><td class="num">${euro(row.amount_cents)}</td><td class="wrap">${row.documents.map((d, i) => html`${i > 0 ? ', ' : ''}${documentLink(t, d)}`)}</td></tr>`,
+        )}</tbody></table></div>`;
+  const problems =
+    zm.problems.length > 0
+      ? html`<div class="panel" role="alert"><p>${t.zmProblems}</p><ul>${zm.problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
+      : zm.rows.length > 0
+        ? html`<p><a class="button" href="/app/tax/zm.csv?period=${encodeURIComponent(zm.period.label)}" download>${t.download(zm.period.label)}</a></p>`
+        : '';
+  return html`<h2 id="zm-heading">${t.zmTitle}</h2>
+<p class="hint">${t.zmIntro}</p>
+${table}
+${problems}`;
+}
+
+function documentLink(t: TaxTexts, d: UstvaDocument): Html {
+  const link = DOCUMENT_LINKS[d.document_type];
+  const label = `${t.kinds[d.document_type] ?? d.document_type} ${d.document_number}`;
+  return link ? html`<a href="${link}${d.document_id.split('.')[0]}">${label}</a>` : html`${label}`;
 }
 
 type TaxTexts = import('../i18n.ts').Messages['tax'];
@@ -78,9 +139,5 @@ function documentsOf(t: TaxTexts, line: UstvaLine): Html {
   return html`<details id="docs-${line.key}" class="panel"><summary>${line.kz ? `Kz ${line.kz}` : ''} ${line.label} — ${t.documentCount(line.documents.length)}</summary>
 <div class="table-wrap"><table class="table" aria-label="${t.documents}: ${line.label}">
 <thead><tr><th scope="col">${t.entryDate}</th><th scope="col">${t.document}</th><th scope="col" class="num">${t.amount}</th></tr></thead>
-<tbody>${shown.map((d) => {
-    const link = DOCUMENT_LINKS[d.document_type];
-    const label = `${t.kinds[d.document_type] ?? d.document_type} ${d.document_number}`;
-    return html`<tr><td>${date(d.entry_date)}</td><td>${link ? html`<a href="${link}${d.document_id.split('.')[0]}">${label}</a>` : label}</td><td class="num">${euro(d.amount_cents)}</td></tr>`;
-  })}</tbody></table></div></details>`;
+<tbody>${shown.map((d) => html`<tr><td>${date(d.entry_date)}</td><td>${documentLink(t, d)}</td><td class="num">${euro(d.amount_cents)}</td></tr>`)}</tbody></table></div></details>`;
 }

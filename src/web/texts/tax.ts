@@ -23,6 +23,15 @@ export const de = {
   rounding: (difference: string) =>
     `Die gebuchte Umsatzsteuer weicht um ${difference} von der Steuer ab, die das Formular aus den vollen Euro-Beträgen berechnet (Rundung).`,
   oss: 'OSS (Verkäufe an Privatkunden in anderen EU-Staaten über der Lieferschwelle): Kontor stellt solche Rechnungen nicht aus; es gibt nichts für die OSS-Erklärung.',
+  zmTitle: 'Zusammenfassende Meldung',
+  zmIntro:
+    'Je USt-IdNr. die sonstigen Leistungen an Unternehmer in anderen EU-Staaten (Kz 21) des Zeitraums, Stornos dort verrechnet, wo sie gebucht sind. Die Datei ist das CSV-Format 3.0 für den Import im BZSt-Online-Portal bzw. in Mein ELSTER (UTF-8, volle Euro, Art der Leistung S).',
+  vatId: 'USt-IdNr.',
+  inFile: 'In der Datei',
+  kind: 'Art',
+  download: (label: string) => `ZM ${label} als CSV herunterladen`,
+  zmProblems: 'So lässt sich die Meldung nicht hochladen:',
+  zmNothing: 'Nichts zu melden.',
 };
 
 export const en: typeof de = {
@@ -46,4 +55,13 @@ export const en: typeof de = {
   kinds: { invoice: 'Invoice', storno: 'Cancellation invoice', payment: 'Payment', commission_statement: 'Statement' },
   rounding: (difference: string) => `The output VAT booked differs by ${difference} from the tax the form computes from whole-euro bases (rounding).`,
   oss: 'OSS (sales to private customers in other EU states above the threshold): Kontor issues no such invoices; there is nothing for the OSS return.',
+  zmTitle: 'EC sales list (Zusammenfassende Meldung)',
+  zmIntro:
+    "Per VAT ID the period's services to businesses in other EU states (Kz 21), cancellations netted where they are booked. The file is the CSV format 3.0 for the import in the BZSt online portal or Mein ELSTER (UTF-8, whole euros, kind of supply S).",
+  vatId: 'VAT ID',
+  inFile: 'In the file',
+  kind: 'Kind',
+  download: (label: string) => `Download the EC sales list ${label} as CSV`,
+  zmProblems: 'The list cannot be uploaded like this:',
+  zmNothing: 'Nothing to report.',
 };
