@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { flagsOf } from './node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const KONTOR = `${ROOT}bin/kontor.js`;
+export const KONTOR = `${ROOT}bin/kontor.js`;
 const running = new Set<ChildProcess>();
 
 /** Ends every child still running (SIGKILL: used when the run itself is interrupted). */

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { instanceSecret, loadConfig } from '../config.ts';
 import { createClock } from '../shared/clock.ts';
 import { createSealer } from '../shared/secrets.ts';
+import { kontorVersion } from '../shared/version.ts';
 import { answerUsage, runCommand, USAGE } from './commands.ts';
 import { forwardToServer } from './control-socket.ts';
 import { failureText } from './failure.ts';
@@ -15,24 +14,13 @@ function flag(argv: string[], name: string): string | undefined {
   return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
-/** The version in Kontor's package.json: two folders up from src/cli, three from the build in dist/src/cli. */
-function version(): string {
-  for (const up of ['../..', '../../..']) {
-    try {
-      const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, up, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'kontor' && pkg.version) return pkg.version;
-    } catch {}
-  }
-  return 'unknown';
-}
-
 export async function runCli(argv: string[], io: CommandIo = processIo): Promise<number> {
   if (argv.length === 0) {
     io.out(USAGE);
     return 2;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
-    io.out(`kontor ${version()}`);
+    io.out(`kontor ${kontorVersion()}`);
     return 0;
   }
   // Help and unknown commands touch neither the data folder nor the database.

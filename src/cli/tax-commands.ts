@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatMoney } from '../shared/german-format.ts';
 import { formatCents } from '../shared/money.ts';
-import { type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
+import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
 import { UsageError } from './io.ts';
 
 // Loaded when a command runs, not when `kontor` starts (commands.ts).
@@ -93,6 +93,77 @@ export const TAX_COMMANDS: ModuleCommand[] = [
         ...(file ? [file] : []),
       ].join('\n');
       print(io, Boolean(values.json), { ...report, file }, text);
+      return 0;
+    },
+  },
+  {
+    name: 'export gobd',
+    usage: [
+      'kontor export gobd --company ID --from YYYY-MM-DD --to YYYY-MM-DD --out DIR --by EMAIL [--json]   the GoBD audit export (Z3): CSV tables, index.xml, documents',
+    ],
+    async run(args, io, ctx) {
+      const { values } = parse(
+        args,
+        { company: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' }, by: { type: 'string' } },
+        0,
+      );
+      const companyId = required(values, 'company');
+      const from = dateFlag(required(values, 'from'), 'from');
+      const to = dateFlag(required(values, 'to'), 'to');
+      const dir = path.resolve(ctx.cwd, required(values, 'out'));
+      const by = required(values, 'by');
+      const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? [] : Promise.reject(error)));
+      if (existing.length > 0) {
+        io.err(`kontor: ${dir} is not empty; the export goes into a new or empty folder`);
+        return 1;
+      }
+      const t = await tax();
+      const { actorFor, Refusal } = await import('./app-action-commands.ts');
+      try {
+        // The person who hands the data to the auditor (a member or admin of the company), in the audit trail.
+        const actor = await actorFor(ctx, by, companyId, false);
+        const summary = await t.writeGobdExport(ctx.db, companyId, { from, to, now: ctx.clock.now(), actor }, t.directorySink(dir));
+        const text = [
+          `GoBD-Export ${from} bis ${to} in ${dir}${summary.locked ? '' : ' (Zeitraum nicht festgeschrieben: die Daten können sich noch ändern)'}`,
+          ...summary.tables.map((table) => `${table.file.padEnd(28)} ${String(table.rows).padStart(9)} Zeile(n)`),
+          `${'dokumente/'.padEnd(28)} ${String(summary.documents).padStart(9)} Datei(en)`,
+          ...summary.hash_mismatches.map((name) => `Achtung: ${name} weicht von der gespeicherten Prüfsumme ab`),
+        ].join('\n');
+        print(io, Boolean(values.json), { dir, ...summary }, text);
+        return summary.hash_mismatches.length > 0 ? 1 : 0;
+      } catch (error) {
+        if (error instanceof Refusal || error instanceof t.GobdExportError) {
+          io.err(`kontor: ${error.message}`);
+          return 1;
+        }
+        throw error;
+      }
+    },
+  },
+  {
+    name: 'export verfahrensdokumentation',
+    usage: ['kontor export verfahrensdokumentation --company ID [--out DIR] [--json]   a draft of the GoBD Verfahrensdokumentation (Markdown and PDF)'],
+    async run(args, io, ctx) {
+      const { values } = parse(args, { company: { type: 'string' }, out: { type: 'string' } }, 0);
+      const companyId = required(values, 'company');
+      const exists = await ctx.db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
+      if (!exists) {
+        io.err(`kontor: no company ${companyId}`);
+        return 1;
+      }
+      const t = await tax();
+      const draft = await t.verfahrensdokumentation(ctx.db, companyId, ctx.clock.now());
+      const dir = path.resolve(ctx.cwd, typeof values.out === 'string' && values.out !== '' ? values.out : '.');
+      const files = [path.join(dir, `${draft.fileName}.md`), path.join(dir, `${draft.fileName}.pdf`)] as const;
+      try {
+        await mkdir(dir, { recursive: true });
+        await writeFile(files[0], draft.markdown);
+        await writeFile(files[1], draft.pdf);
+      } catch (error) {
+        io.err(`kontor: cannot write into ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        return 1;
+      }
+      print(io, Boolean(values.json), { markdown: files[0], pdf: files[1] }, files.join('\n'));
       return 0;
     },
   },

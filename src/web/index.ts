@@ -23,6 +23,7 @@ import { registerPayoutPages } from './pages/payouts.ts';
 import { registerSettingsPages } from './pages/settings.ts';
 import { registerStatementPages } from './pages/statements.ts';
 import { registerTaxPages } from './pages/tax.ts';
+import { registerGobdPages } from './pages/tax-gobd.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
 import { foreignOrigin, sameOrigin, tokenMatches } from './session/csrf.ts';
@@ -122,6 +123,7 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
       registerDunningPages(web, deps);
       registerExportPages(web, deps);
       registerTaxPages(web, deps);
+      registerGobdPages(web, deps);
 
       web.setNotFoundHandler((request, reply) => {
         setLang(request);

@@ -39,7 +39,7 @@ const LONG_NAME = 'Müller-Lüdenscheidt Software- und Beratungsgesellschaft mbH
 const { email: _dropped, ...WITHOUT_EMAIL } = BUSINESS_CUSTOMER;
 
 /** GET routes of src/web/pages that answer a file, not a page (downloads, previews; `${kind}` read as :kind); so does every route ending in a file extension (/audit.csv). */
-const NOT_PAGES = new Set(['/invoices/:id/:kind', '/statements/:id/:kind', '/statements/:id/partner-invoice-file', '/dunning/:id/pdf', '/payouts/:id/file']);
+const NOT_PAGES = new Set(['/invoices/:id/:kind', '/statements/:id/:kind', '/statements/:id/partner-invoice-file', '/dunning/:id/pdf', '/payouts/:id/file', '/tax/verfahrensdokumentation.:kind']);
 
 type Visit = { name: string; route: string; path: string };
 
@@ -157,6 +157,7 @@ describe('every page at 390 px and at 1366 px, by keyboard, in Chromium', { skip
       { name: 'dunning', route: '/dunning', path: '/app/dunning' },
       { name: 'exports', route: '/exports', path: '/app/exports' },
       { name: 'tax', route: '/tax/ustva', path: '/app/tax/ustva?period=2026-Q4' },
+      { name: 'gobd', route: '/tax/gobd', path: '/app/tax/gobd' },
       { name: 'partners', route: '/partners', path: '/app/partners' },
       { name: 'partner', route: '/partners/:id', path: `/app/partners/${partnerId}` },
       { name: 'attributions', route: '/attributions', path: '/app/attributions' },

@@ -11,6 +11,8 @@ export type PageResponse = {
   body: string;
   setCookie: string[];
   headers: Record<string, string | string[] | number | undefined>;
+  /** The body's bytes (a download). */
+  raw: Buffer;
 };
 
 export class WebClient {
@@ -46,7 +48,14 @@ export class WebClient {
       else this.cookies.set(name, value);
     }
     if (res.headers['content-type']?.toString().startsWith('text/html')) this.lastBody = res.body;
-    return { status: res.statusCode, location: res.headers.location as string | undefined, body: res.body, setCookie, headers: res.headers };
+    return {
+      status: res.statusCode,
+      location: res.headers.location as string | undefined,
+      body: res.body,
+      raw: res.rawPayload,
+      setCookie,
+      headers: res.headers,
+    };
   }
 
   get(url: string, headers?: Record<string, string>): Promise<PageResponse> {

@@ -34,7 +34,7 @@ export const AREA_PREFIXES: Record<Area, string[]> = {
   bank: ['payment', 'bank'],
   dunning: ['dunning'],
   share: ['statement', 'attribution', 'partner', 'payout', 'agreement'],
-  settings: ['company', 'period', 'datev'],
+  settings: ['company', 'period', 'datev', 'gobd'],
   people: ['user', 'person', 'api_key', 'webhook'],
 };
 
@@ -160,6 +160,11 @@ export async function nameSubjects(db: Database, t: Messages, companyId: string,
       names.set(key(e.subject_type, e.subject_id), {
         name: t.trail.subjects.datevExport(date(text(e.after?.from)), date(text(e.after?.to))),
         href: '/app/exports',
+      });
+    if (e.subject_type === 'gobd_export' && !names.has(key(e.subject_type, e.subject_id)))
+      names.set(key(e.subject_type, e.subject_id), {
+        name: t.trail.subjects.datevExport(date(text(e.after?.from)), date(text(e.after?.to))),
+        href: '/app/tax/gobd',
       });
   }
   return names;

@@ -63,7 +63,8 @@ ${table}
 ${lines.length > 0 ? html`${lines.map((line) => documentsOf(t, line))}` : ''}
 ${report.rounding_difference_cents !== 0 ? html`<p class="hint">${t.rounding(euro(report.rounding_difference_cents))}</p>` : ''}
 ${report.small_business ? '' : html`<p class="hint">${t.oss}</p>`}
-${zmSection(t, zm)}`;
+${zmSection(t, zm)}
+${member.role === 'admin' ? html`<p><a href="/app/tax/gobd">${t.gobdLink}</a></p>` : ''}`;
     return sendPage(reply, page(shell(request, 'tax'), t.title, body, bad ? { kind: 'error', text: t.badPeriod } : null), bad ? 422 : 200);
   });
 

@@ -1,0 +1,78 @@
+import { zonedParts } from '../../../shared/clock.ts';
+import { formatCents } from '../../../shared/money.ts';
+import type { ColumnType, GobdColumn } from './gobd-tables.ts';
+
+// One value of a GoBD table as its CSV cell, as index.xml declares it: `;` between cells,
+// CRLF between records, text in `"` (a `"` inside doubled), decimal comma without digit
+// grouping, dates DD.MM.YYYY, moments as local time of the company (DD.MM.YYYY hh:mm:ss).
+// Exact: cents and decimals are formatted from integers and decimal text, never floats.
+
+export const COLUMN_DELIMITER = ';';
+export const RECORD_DELIMITER = '\r\n';
+
+/** Decimal places of a Numeric column (index.xml Accuracy); null for non-numeric types. */
+export function accuracyOf(type: ColumnType): number | null {
+  switch (type) {
+    case 'int':
+      return 0;
+    case 'cents':
+    case 'dec2':
+      return 2;
+    case 'dec4':
+      return 4;
+    case 'dec6':
+      return 6;
+    default:
+      return null;
+  }
+}
+
+const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
+/** A decimal given as text ("2.5", "-0.125") or a number with `places` decimals and a comma. */
+export function fixedDecimal(value: string | number, places: number): string {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new Error(`not a decimal: ${text}`);
+  const [, sign = '', whole = '0', fraction = ''] = match;
+  if (fraction.length > places && /[1-9]/.test(fraction.slice(places))) throw new Error(`${text} has more than ${places} decimals`);
+  return `${sign}${whole},${fraction.slice(0, places).padEnd(places, '0')}`;
+}
+
+const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
+
+export function localMoment(instant: Date, timeZone: string): string {
+  const p = zonedParts(instant, timeZone);
+  return `${p.day}.${p.month}.${p.year} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+export function cell(column: GobdColumn, value: unknown, timeZone: string): string {
+  if (value === null || value === undefined) return '';
+  switch (column.type) {
+    case 'text':
+      return quote(String(value));
+    case 'int':
+      return String(value);
+    case 'cents':
+      return formatCents(BigInt(value as string | number), ',');
+    case 'dec2':
+      return fixedDecimal(value as string | number, 2);
+    case 'dec4':
+      return fixedDecimal(value as string | number, 4);
+    case 'dec6':
+      return fixedDecimal(value as string | number, 6);
+    case 'date':
+      return germanDate(value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
+    case 'time':
+      return quote(localMoment(value instanceof Date ? value : new Date(String(value)), timeZone));
+    case 'bool':
+      return quote(value ? 'ja' : 'nein');
+    case 'json':
+      return quote(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+}
+
+export const headerLine = (columns: GobdColumn[]) => columns.map((column) => quote(column.name)).join(COLUMN_DELIMITER) + RECORD_DELIMITER;
+
+export const csvLine = (columns: GobdColumn[], row: Record<string, unknown>, timeZone: string) =>
+  columns.map((column, i) => cell(column, row[`c${i}`], timeZone)).join(COLUMN_DELIMITER) + RECORD_DELIMITER;

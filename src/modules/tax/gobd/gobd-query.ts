@@ -1,0 +1,47 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Database } from '../../../db/connection.ts';
+
+// Reads a GoBD table or document list page by page by its key, so that no query holds
+// more than one page: `select … where <condition> and (k1, k2) > (last) order by k1, k2
+// limit n`. The fragments are the module's own constants (gobd-tables.ts,
+// gobd-documents.ts); the values {company}, {from}, {to}, {tz} are bound as parameters.
+
+export type QueryParams = { company: string; from: string; to: string; tz: string };
+
+export type PagedQuery = { select: string[]; from: string; where: string; keys: string[] };
+
+/** A SQL fragment with {company}/{from}/{to}/{tz} bound as parameters. */
+function bind(fragment: string, params: QueryParams): RawBuilder<unknown> {
+  const parts = fragment.split(/\{(company|from|to|tz)\}/);
+  const pieces: RawBuilder<unknown>[] = [];
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) {
+      if (part !== '') pieces.push(sql.raw(part));
+    } else {
+      const name = part as keyof QueryParams;
+      pieces.push(name === 'from' || name === 'to' ? sql`${params[name]}::date` : sql`${params[name]}::text`);
+    }
+  });
+  return sql.join(pieces, sql.raw(''));
+}
+
+/** Every row of the query, in key order, `pageSize` rows per round trip. Row fields: c0…cn and k0…km. */
+export async function* pages(db: Database, query: PagedQuery, params: QueryParams, pageSize: number): AsyncGenerator<Record<string, unknown>[]> {
+  const select = [...query.select.map((expr, i) => `${expr} as c${i}`), ...query.keys.map((expr, i) => `${expr} as k${i}`)].join(', ');
+  const order = query.keys.join(', ');
+  let last: unknown[] | null = null;
+  for (;;) {
+    const after: RawBuilder<unknown> = last === null ? sql.raw('') : sql` and (${sql.raw(order)}) > (${sql.join(last.map((value) => sql`${value}`))})`;
+    const result = await sql<
+      Record<string, unknown>
+    >`select ${bind(select, params)} from ${bind(query.from, params)} where ${bind(query.where, params)}${after} order by ${sql.raw(order)} limit ${pageSize}`.execute(
+      db,
+    );
+    const rows = result.rows;
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < pageSize) return;
+    const tail = rows[rows.length - 1] as Record<string, unknown>;
+    last = query.keys.map((_, i) => tail[`k${i}`]);
+  }
+}
