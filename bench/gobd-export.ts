@@ -100,6 +100,7 @@ async function setUp(target: Target, work: string): Promise<{ companyId: string;
       service_period_start: DAY,
       service_period_end: DAY,
       customer_id: `'cus_bench' || lpad((1 + g % 1000)::text, 6, '0')`,
+      change_seq: 'src.change_seq + g::bigint * 1000',
     });
     await cloneRows(db, 'invoice_lines', companyId, copies, { invoice_id: suffix('invoice_id') });
     await cloneRows(db, 'invoice_files', companyId, copies, { invoice_id: suffix('invoice_id') });

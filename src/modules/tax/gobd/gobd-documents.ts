@@ -23,7 +23,7 @@ export const GOBD_DOCUMENTS: GobdDocumentSource[] = [
     table: 'Rechnungen',
     from: 'invoice_files x join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and i.number is not null and i.issue_date between {from} and {to}',
-    keys: ['x.invoice_id', 'x.kind'],
+    keys: ['x.company_id', 'x.invoice_id', 'x.kind'],
     select: ['x.invoice_id', 'i.number', 'x.kind', 'x.content', 'x.sha256'],
   },
   {
@@ -31,7 +31,7 @@ export const GOBD_DOCUMENTS: GobdDocumentSource[] = [
     table: 'Gutschriften',
     from: 'commission_statement_files x join commission_statements s on s.company_id = x.company_id and s.id = x.statement_id',
     where: 'x.company_id = {company} and s.number is not null and s.issue_date between {from} and {to}',
-    keys: ['x.statement_id', 'x.kind'],
+    keys: ['x.company_id', 'x.statement_id', 'x.kind'],
     select: ['x.statement_id', 's.number', 'x.kind', 'x.content', 'x.sha256'],
   },
   {
@@ -39,7 +39,7 @@ export const GOBD_DOCUMENTS: GobdDocumentSource[] = [
     table: 'Partnerrechnungen',
     from: 'partner_invoice_uploads x join commission_statements s on s.company_id = x.company_id and s.id = x.statement_id',
     where: `x.company_id = {company} and x.content is not null and ${localDate('x.received_at')} between {from} and {to}`,
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     select: [
       'x.statement_id',
       "s.number || '_' || x.id",
@@ -53,7 +53,7 @@ export const GOBD_DOCUMENTS: GobdDocumentSource[] = [
     table: 'Mahnungen',
     from: 'dunning_notices x join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and x.pdf is not null and x.notice_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     select: ['x.id', "i.number || '_Stufe' || x.level", "'pdf'", 'x.pdf', 'x.pdf_sha256'],
   },
   {
@@ -61,7 +61,7 @@ export const GOBD_DOCUMENTS: GobdDocumentSource[] = [
     table: 'Auszahlungen',
     from: 'payout_runs x',
     where: `x.company_id = {company} and ${localDate('x.created_at')} between {from} and {to}`,
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     select: ['x.id', 'x.message_id', "'xml'", 'x.file', 'null::text'],
   },
 ];

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Database } from '../../../db/connection.ts';
 import { isCalendarDate } from '../../../shared/dates.ts';
 import { type Actor, recordAudit } from '../../audit/audit-log.ts';
 import { COLUMN_DELIMITER, csvLine, headerLine, RECORD_DELIMITER } from './gobd-csv.ts';
-import { GOBD_DOCUMENTS, safeName } from './gobd-documents.ts';
+import { GOBD_DOCUMENTS, type GobdDocumentSource, safeName } from './gobd-documents.ts';
 import { DTD_FILE, type IndexTable, indexXml } from './gobd-index-xml.ts';
 import { pages, type QueryParams } from './gobd-query.ts';
 import type { ExportSink } from './gobd-sink.ts';
@@ -70,6 +74,31 @@ const DOCUMENTS_TABLE: IndexTable = {
 
 const DTD = () => readFileSync(new URL(DTD_FILE, import.meta.url));
 
+/** Documents per page: ~100 PDFs and XMLs of a few dozen KiB each. */
+const DOCUMENT_PAGE = 100;
+/** Readers of stored documents side by side, each on its own connection (into a folder). */
+const DOCUMENT_LANES = 3;
+
+type ExportedDocument = { name: string; id: string; number: string; extension: string; content: Buffer; stored: string | null };
+
+/**
+ * A document row as its file: `dokumente/<folder>/<number>.<ext>`; where the number has
+ * characters a file name cannot keep, the record id follows it, so names stay unique.
+ */
+function documentOf(source: GobdDocumentSource, row: Record<string, unknown>): ExportedDocument {
+  const [id, number, extension, raw, stored] = [row.c0, row.c1, row.c2, row.c3, row.c4] as [string, string, string, Buffer | string, string | null];
+  const safe = safeName(number);
+  const base = safe === number ? safe : `${safe}_${safeName(id)}`;
+  return {
+    name: `dokumente/${source.folder}/${base}.${extension}`,
+    id,
+    number,
+    extension,
+    content: typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw,
+    stored,
+  };
+}
+
 const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 export async function writeGobdExport(db: Database, companyId: string, options: GobdExportOptions, sink: ExportSink): Promise<GobdExportSummary> {
@@ -86,65 +115,19 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
   const params: QueryParams = { company: companyId, from, to, tz: company.timezone };
   const pageSize = options.pageSize ?? 2000;
 
-  const tables: GobdExportSummary['tables'] = [];
-  for (const table of GOBD_TABLES) {
-    const file = sink.file(table.file);
-    await file.write(headerLine(table.columns));
-    let rows = 0;
-    for await (const page of pages(
-      db,
-      { select: table.columns.map((column) => column.expr), from: table.from, where: table.where, keys: table.keys },
-      params,
-      pageSize,
-    )) {
-      await file.write(page.map((row) => csvLine(table.columns, row, company.timezone)).join(''));
-      rows += page.length;
-    }
-    await file.end();
-    tables.push({ name: table.name, file: table.file, rows });
+  // Tables and documents side by side into a folder; one after the other into a ZIP.
+  const tablesTask = () => writeTables(db, sink, params, pageSize, company.timezone);
+  const documentsTask = () => writeDocuments(db, sink, params);
+  let tables: GobdExportSummary['tables'];
+  let written: Awaited<ReturnType<typeof writeDocuments>>;
+  try {
+    [tables, written] = sink.sideBySide ? await Promise.all([tablesTask(), documentsTask()]) : [await tablesTask(), await documentsTask()];
+  } catch (error) {
+    await sink.close().catch(() => {});
+    throw error;
   }
-
-  // The documents, then their list (kept as lines: a few hundred bytes per document).
-  const listed: string[] = [];
-  const used = new Set<string>();
-  const mismatches: string[] = [];
-  let bytes = 0;
-  for (const source of GOBD_DOCUMENTS) {
-    const query = { select: source.select, from: source.from, where: source.where, keys: source.keys };
-    for await (const page of pages(db, query, params, Math.max(1, Math.floor(pageSize / 20)))) {
-      for (const row of page) {
-        const [id, number, extension, raw, stored] = [row.c0, row.c1, row.c2, row.c3, row.c4] as [string, string, string, Buffer | string, string | null];
-        const content = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-        let name = `dokumente/${source.folder}/${safeName(number)}.${extension}`;
-        if (used.has(name)) name = `dokumente/${source.folder}/${safeName(number)}_${safeName(id)}.${extension}`;
-        used.add(name);
-        const file = sink.file(name);
-        await file.write(content);
-        await file.end();
-        const sha256 = createHash('sha256').update(content).digest('hex');
-        const check = stored === null ? '' : stored === sha256 ? 'ja' : 'nein';
-        if (check === 'nein') mismatches.push(name);
-        bytes += content.length;
-        listed.push(
-          [
-            quote(name),
-            quote(source.table),
-            quote(id),
-            quote(number),
-            quote(extension),
-            quote(sha256),
-            String(content.length),
-            check === '' ? '' : quote(check),
-          ].join(COLUMN_DELIMITER) + RECORD_DELIMITER,
-        );
-      }
-    }
-  }
-  listed.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const documentsCsv = headerLine(DOCUMENT_COLUMNS) + listed.join('');
-  const documentsFile = sink.file(DOCUMENTS_TABLE.file);
-  await documentsFile.write(documentsCsv);
-  await documentsFile.end();
+  await sink.close();
+  const { documents, bytes, mismatches, listSha256 } = written;
 
   const index = indexXml(
     {
@@ -167,11 +150,11 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
     to,
     locked: company.locked_until != null && company.locked_until >= to,
     tables,
-    documents: listed.length,
+    documents,
     document_bytes: bytes,
     hash_mismatches: mismatches,
     index_sha256: createHash('sha256').update(index).digest('hex'),
-    documents_sha256: createHash('sha256').update(documentsCsv).digest('hex'),
+    documents_sha256: listSha256,
   };
   await recordAudit(db, options.actor, options.now, {
     action: 'gobd.exported',
@@ -193,3 +176,114 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
 }
 
 const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
+
+async function writeTables(db: Database, sink: ExportSink, params: QueryParams, pageSize: number, timeZone: string): Promise<GobdExportSummary['tables']> {
+  const tables: GobdExportSummary['tables'] = [];
+  for (const table of GOBD_TABLES) {
+    const file = sink.file(table.file);
+    await file.write(headerLine(table.columns));
+    let rows = 0;
+    for await (const page of pages(
+      db,
+      { select: table.columns.map((column) => column.expr), from: table.from, where: table.where, keys: table.keys },
+      params,
+      pageSize,
+    )) {
+      await file.write(page.map((row) => csvLine(table.columns, row, timeZone)).join(''));
+      rows += page.length;
+    }
+    await file.end();
+    tables.push({ name: table.name, file: table.file, rows });
+  }
+  return tables;
+}
+
+async function writeDocuments(
+  db: Database,
+  sink: ExportSink,
+  params: QueryParams,
+): Promise<{ documents: number; bytes: number; mismatches: string[]; listSha256: string }> {
+  // The documents, then their list. Each source is read by DOCUMENT_LANES readers, side by
+  // side into a folder (one after the other into a ZIP), each taking the records whose key ends in its
+  // share of characters, so the database fetches stored documents on several connections.
+  // Each reader writes its list lines to a scratch file; dokumente.csv is these files in
+  // a fixed order (source by source, reader by reader), so the list does not depend on
+  // which reader was faster, and the heap stays flat however many documents there are.
+  const scratch = await mkdtemp(path.join(tmpdir(), 'kontor-gobd-'));
+  try {
+    const results: LaneResult[] = [];
+    for (const [s, source] of GOBD_DOCUMENTS.entries()) {
+      const lane = (i: number) => writeLane(db, sink, params, source, i, DOCUMENT_LANES, path.join(scratch, `${s}-${i}.csv`));
+      const indexes = Array.from({ length: DOCUMENT_LANES }, (_, i) => i);
+      if (sink.sideBySide) results.push(...(await Promise.all(indexes.map(lane))));
+      else for (const i of indexes) results.push(await lane(i));
+    }
+    const listHash = createHash('sha256');
+    const documentsFile = sink.file(DOCUMENTS_TABLE.file);
+    const header = headerLine(DOCUMENT_COLUMNS);
+    listHash.update(header);
+    await documentsFile.write(header);
+    for (const result of results)
+      for await (const chunk of createReadStream(result.listFile)) {
+        listHash.update(chunk as Buffer);
+        await documentsFile.write(chunk as Buffer);
+      }
+    await documentsFile.end();
+    return {
+      documents: results.reduce((sum, r) => sum + r.documents, 0),
+      bytes: results.reduce((sum, r) => sum + r.bytes, 0),
+      mismatches: results.flatMap((r) => r.mismatches),
+      listSha256: listHash.digest('hex'),
+    };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+type LaneResult = { listFile: string; documents: number; bytes: number; mismatches: string[] };
+
+/** One reader of a document source: its share of the records, written and listed in key order. */
+async function writeLane(
+  db: Database,
+  sink: ExportSink,
+  params: QueryParams,
+  source: GobdDocumentSource,
+  lane: number,
+  lanes: number,
+  listFile: string,
+): Promise<LaneResult> {
+  // The share: the last character of the record's key (after company_id) modulo the readers.
+  const share = lanes === 1 ? '' : ` and ascii(right(${source.keys[1]}, 1)) % ${lanes} = ${lane}`;
+  const query = { select: source.select, from: source.from, where: `${source.where}${share}`, keys: source.keys };
+  const list = createWriteStream(listFile);
+  const result: LaneResult = { listFile, documents: 0, bytes: 0, mismatches: [] };
+  try {
+    for await (const rows of pages(db, query, params, DOCUMENT_PAGE)) {
+      const page = rows.map((row) => documentOf(source, row));
+      for (const d of page) {
+        await sink.whole(d.name, d.content);
+        const sha256 = createHash('sha256').update(d.content).digest('hex');
+        const check = d.stored === null ? '' : d.stored === sha256 ? 'ja' : 'nein';
+        if (check === 'nein') result.mismatches.push(d.name);
+        result.bytes += d.content.length;
+        result.documents += 1;
+        const line =
+          [
+            quote(d.name),
+            quote(source.table),
+            quote(d.id),
+            quote(d.number),
+            quote(d.extension),
+            quote(sha256),
+            String(d.content.length),
+            check === '' ? '' : quote(check),
+          ].join(COLUMN_DELIMITER) + RECORD_DELIMITER;
+        if (!list.write(line)) await once(list, 'drain');
+      }
+    }
+    await new Promise<void>((resolve, reject) => list.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return result;
+  } finally {
+    list.destroy();
+  }
+}

@@ -25,23 +25,35 @@ function bind(fragment: string, params: QueryParams): RawBuilder<unknown> {
   return sql.join(pieces, sql.raw(''));
 }
 
-/** Every row of the query, in key order, `pageSize` rows per round trip. Row fields: c0…cn and k0…km. */
+/**
+ * Every row of the query, in key order, `pageSize` rows per round trip; the next page is
+ * read while the caller works on the current one. Row fields: c0…cn and k0…km.
+ */
 export async function* pages(db: Database, query: PagedQuery, params: QueryParams, pageSize: number): AsyncGenerator<Record<string, unknown>[]> {
   const select = [...query.select.map((expr, i) => `${expr} as c${i}`), ...query.keys.map((expr, i) => `${expr} as k${i}`)].join(', ');
   const order = query.keys.join(', ');
-  let last: unknown[] | null = null;
-  for (;;) {
+  const read = async (last: unknown[] | null) => {
     const after: RawBuilder<unknown> = last === null ? sql.raw('') : sql` and (${sql.raw(order)}) > (${sql.join(last.map((value) => sql`${value}`))})`;
-    const result = await sql<
-      Record<string, unknown>
-    >`select ${bind(select, params)} from ${bind(query.from, params)} where ${bind(query.where, params)}${after} order by ${sql.raw(order)} limit ${pageSize}`.execute(
-      db,
-    );
-    const rows = result.rows;
+    return (
+      await sql<
+        Record<string, unknown>
+      >`select ${bind(select, params)} from ${bind(query.from, params)} where ${bind(query.where, params)}${after} order by ${sql.raw(order)} limit ${pageSize}`.execute(
+        db,
+      )
+    ).rows;
+  };
+  let pending = read(null);
+  for (;;) {
+    const rows = await pending;
     if (rows.length === 0) return;
+    const more = rows.length === pageSize;
+    if (more) {
+      const tail = rows[rows.length - 1] as Record<string, unknown>;
+      pending = read(query.keys.map((_, i) => tail[`k${i}`]));
+      // Awaited at the next turn; a caller that stops early must not leave it unhandled.
+      pending.catch(() => {});
+    }
     yield rows;
-    if (rows.length < pageSize) return;
-    const tail = rows[rows.length - 1] as Record<string, unknown>;
-    last = query.keys.map((_, i) => tail[`k${i}`]);
+    if (!more) return;
   }
 }

@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { Zip, ZipPassThrough } from 'fflate';
 
 // Where the GoBD export's files go: a folder (the CLI, a data medium for the auditor) or
@@ -14,14 +15,46 @@ export interface ExportFile {
 
 export interface ExportSink {
   file(relativePath: string): ExportFile;
+  /** A whole file at once (a document). */
+  whole(relativePath: string, content: Uint8Array): Promise<void>;
+  /** Takes files side by side (a folder), or strictly one after the other (a ZIP). */
+  sideBySide: boolean;
+  /** Every file is written (a folder's document writer has caught up and stopped). */
+  close(): Promise<void>;
 }
+
+/** Files sent to the document writer and not yet written: at most this many wait. */
+const WRITER_BACKLOG = 256;
 
 /** Files under `dir`, created with their folders; `dir` must be empty or not exist (checked by the caller). */
 export function directorySink(dir: string): ExportSink {
+  let documentWriter: ReturnType<typeof startWriter> | undefined;
+  const writer = () => {
+    documentWriter ??= startWriter();
+    return documentWriter;
+  };
+  const made = new Set<string>();
+  const folderOf = (relativePath: string) => {
+    const target = path.join(dir, relativePath);
+    const folder = path.dirname(target);
+    if (!made.has(folder)) {
+      mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
+    return target;
+  };
   return {
+    sideBySide: true,
+    // Documents go to a thread of their own (file-writer-worker.ts), which writes them in
+    // order; at most WRITER_BACKLOG wait, so memory stays bounded.
+    whole(relativePath, content) {
+      return writer().send(path.join(dir, relativePath), content);
+    },
+    close: async () => {
+      if (documentWriter) await documentWriter.close();
+    },
     file(relativePath) {
-      const target = path.join(dir, relativePath);
-      mkdirSync(path.dirname(target), { recursive: true });
+      const target = folderOf(relativePath);
       const stream = createWriteStream(target);
       const failed = new Promise<never>((_, reject) => stream.once('error', reject));
       failed.catch(() => {});
@@ -51,26 +84,88 @@ export function zipSink(mtime: Date): { sink: ExportSink; stream: Readable; fini
     if (final) stream.end();
   });
   const encoder = new TextEncoder();
+  const sink: ExportSink = {
+    sideBySide: false,
+    close: async () => {},
+    async whole(relativePath, content) {
+      const file = sink.file(relativePath);
+      await file.write(content);
+      await file.end();
+    },
+    file(relativePath) {
+      const entry = new ZipPassThrough(relativePath.split(path.sep).join('/'));
+      entry.mtime = mtime;
+      zip.add(entry);
+      const drained = () => (stream.writableNeedDrain ? new Promise<void>((resolve) => stream.once('drain', () => resolve())) : Promise.resolve());
+      return {
+        async write(chunk) {
+          entry.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+          await drained();
+        },
+        async end() {
+          entry.push(new Uint8Array(0), true);
+          await drained();
+        },
+      };
+    },
+  };
+  return { stream, finish: () => zip.end(), sink };
+}
+
+/** The document writer thread: `send` resolves once the backlog has room; `close` once all is written. */
+function startWriter() {
+  const worker = new Worker(new URL('./file-writer-worker.ts', import.meta.url));
+  let sent = 0;
+  let written = 0;
+  let failure: Error | null = null;
+  // Senders waiting for room in the backlog (one per reader of the export).
+  let waiting: (() => void)[] = [];
+  let ended: (() => void) | null = null;
+  const woken = () => {
+    const resume = waiting;
+    waiting = [];
+    for (const wake of resume) wake();
+  };
+  worker.on('message', (message: { written: number; ended?: boolean; error?: string }) => {
+    if (message.error) failure = new Error(`cannot write a document: ${message.error}`);
+    else written = message.written;
+    woken();
+    if (message.ended) ended?.();
+  });
+  worker.on('error', (error) => {
+    failure = error;
+  });
+  let exited = false;
+  worker.on('exit', () => {
+    exited = true;
+    failure ??= new Error('the document writer stopped');
+    woken();
+    ended?.();
+  });
+  const check = () => {
+    if (failure) throw failure;
+  };
   return {
-    stream,
-    finish: () => zip.end(),
-    sink: {
-      file(relativePath) {
-        const entry = new ZipPassThrough(relativePath.split(path.sep).join('/'));
-        entry.mtime = mtime;
-        zip.add(entry);
-        const drained = () => (stream.writableNeedDrain ? new Promise<void>((resolve) => stream.once('drain', () => resolve())) : Promise.resolve());
-        return {
-          async write(chunk) {
-            entry.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
-            await drained();
-          },
-          async end() {
-            entry.push(new Uint8Array(0), true);
-            await drained();
-          },
-        };
-      },
+    async send(file: string, content: Uint8Array) {
+      check();
+      // A copy: the bytes may share their memory with other rows of the page.
+      worker.postMessage({ file, content: Uint8Array.prototype.slice.call(content) });
+      sent += 1;
+      while (sent - written > WRITER_BACKLOG && !failure) await new Promise<void>((resolve) => waiting.push(resolve));
+      check();
+    },
+    async close() {
+      try {
+        if (!exited)
+          await new Promise<void>((resolve) => {
+            ended = resolve;
+            worker.postMessage({ end: true });
+          });
+        check();
+        if (written !== sent) throw new Error(`the document writer wrote ${written} of ${sent} files`);
+      } finally {
+        await worker.terminate();
+      }
     },
   };
 }

@@ -24,7 +24,7 @@ export type GobdTable = {
   from: string;
   /** The WHERE condition (company and range). */
   where: string;
-  /** The SQL expressions of the unique, ordered page key. */
+  /** The SQL expressions of the unique, ordered page key: the primary key with company_id first, so a page is one range of its index. */
   keys: string[];
   /** How many leading columns form the primary key (VariablePrimaryKey). */
   primaryKey: number;
@@ -44,7 +44,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Kundenstamm (Debitoren), Stand bei der Ausgabe',
     from: 'customers x',
     where: 'x.company_id = {company}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('KUNDEN_ID', 'x.id', 'text', 'Interne ID des Kunden'),
@@ -72,7 +72,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Kreditoren (Umsatzbeteiligungspartner als Lieferanten), Stand bei der Ausgabe',
     from: 'suppliers x',
     where: 'x.company_id = {company}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('LIEFERANTEN_ID', 'x.id', 'text', 'Interne ID des Kreditors'),
@@ -88,7 +88,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Umsatzbeteiligungspartner, Stand bei der Ausgabe (IBAN nur maskiert)',
     from: 'commission_partners x',
     where: 'x.company_id = {company}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('PARTNER_ID', 'x.id', 'text', 'Interne ID des Partners'),
@@ -120,7 +120,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Ausgangsrechnungen und Stornorechnungen mit Rechnungsdatum im Zeitraum',
     from: 'invoices x left join customers k on k.company_id = x.company_id and k.id = x.customer_id',
     where: 'x.company_id = {company} and x.number is not null and x.issue_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('BELEG_ID', 'x.id', 'text', 'Interne ID der Rechnung'),
@@ -166,7 +166,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Positionen der Rechnungen und Stornorechnungen',
     from: 'invoice_lines x join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and i.number is not null and i.issue_date between {from} and {to}',
-    keys: ['x.invoice_id', 'x.position'],
+    keys: ['x.company_id', 'x.invoice_id', 'x.position'],
     primaryKey: 2,
     columns: [
       c('BELEG_ID', 'x.invoice_id', 'text', 'Rechnung'),
@@ -191,7 +191,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Abrechnungen an Partner (Gutschriften, Abrechnungen zur Rechnungsstellung, Stornierungen) mit Belegdatum im Zeitraum',
     from: 'commission_statements x',
     where: 'x.company_id = {company} and x.number is not null and x.issue_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('BELEG_ID', 'x.id', 'text', 'Interne ID der Abrechnung'),
@@ -233,7 +233,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Positionen der Abrechnungen an Partner',
     from: 'commission_statements s cross join lateral jsonb_array_elements(s.lines) with ordinality as x(line, n)',
     where: 's.company_id = {company} and s.number is not null and s.issue_date between {from} and {to}',
-    keys: ['s.id', 'x.n'],
+    keys: ['s.company_id', 's.id', 'x.n'],
     primaryKey: 2,
     columns: [
       c('BELEG_ID', 's.id', 'text', 'Abrechnung'),
@@ -257,7 +257,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Eingangsrechnungen der Partner zu ihren Abrechnungen, Rechnungsdatum im Zeitraum',
     from: 'commission_partner_invoices x join commission_statements s on s.company_id = x.company_id and s.id = x.statement_id',
     where: 'x.company_id = {company} and x.invoice_date between {from} and {to}',
-    keys: ['x.statement_id'],
+    keys: ['x.company_id', 'x.statement_id'],
     primaryKey: 1,
     columns: [
       c('ABRECHNUNG_ID', 'x.statement_id', 'text', 'Abrechnung, zu der die Rechnung gehört'),
@@ -283,7 +283,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Zahlungseingänge, den Rechnungen zugeordnet, Buchungsdatum im Zeitraum',
     from: 'payment_allocations x left join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and x.booking_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('ZAHLUNG_ID', 'x.id', 'text', 'Interne ID der Zuordnung'),
@@ -303,7 +303,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Rücklastschriften und Rückbuchungen von Zahlungen, Buchungsdatum im Zeitraum',
     from: 'payment_reversals x left join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and x.booking_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('RUECKBUCHUNG_ID', 'x.id', 'text', 'Interne ID'),
@@ -325,7 +325,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Eingelesene Kontoauszüge mit Umsätzen im Zeitraum oder im Zeitraum eingelesen',
     from: 'bank_statements x',
     where: `x.company_id = {company} and (${localDate('x.imported_at')} between {from} and {to} or exists (select 1 from bank_entries e where e.company_id = x.company_id and e.statement_id = x.id and e.booking_date between {from} and {to}))`,
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('KONTOAUSZUG_ID', 'x.id', 'text', 'Interne ID'),
@@ -345,7 +345,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Umsätze der Kontoauszüge, Buchungsdatum im Zeitraum',
     from: 'bank_entries x',
     where: 'x.company_id = {company} and x.booking_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('BANKUMSATZ_ID', 'x.id', 'text', 'Interne ID'),
@@ -370,7 +370,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Einzeltransaktionen der Bankumsätze (Verwendungszweck, Zahler)',
     from: 'bank_transactions x join bank_entries e on e.company_id = x.company_id and e.id = x.entry_id',
     where: 'x.company_id = {company} and e.booking_date between {from} and {to}',
-    keys: ['x.entry_id', 'x.position'],
+    keys: ['x.company_id', 'x.entry_id', 'x.position'],
     primaryKey: 2,
     columns: [
       c('BANKUMSATZ_ID', 'x.entry_id', 'text', 'Bankumsatz'),
@@ -393,7 +393,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Journal: Buchungssätze mit Buchungsdatum im Zeitraum (Korrekturen als Gegenbuchung, nie geändert)',
     from: 'journal_entries x',
     where: 'x.company_id = {company} and x.entry_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('BUCHUNG_ID', 'x.id', 'text', 'Interne ID des Buchungssatzes'),
@@ -416,7 +416,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Soll- und Habenzeilen der Buchungssätze',
     from: 'journal_lines x join journal_entries e on e.company_id = x.company_id and e.id = x.entry_id',
     where: 'x.company_id = {company} and e.entry_date between {from} and {to}',
-    keys: ['x.entry_id', 'x.position'],
+    keys: ['x.company_id', 'x.entry_id', 'x.position'],
     primaryKey: 2,
     columns: [
       c('BUCHUNG_ID', 'x.entry_id', 'text', 'Buchungssatz'),
@@ -436,7 +436,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Zahlungserinnerungen und Mahnungen mit Datum im Zeitraum',
     from: 'dunning_notices x left join invoices i on i.company_id = x.company_id and i.id = x.invoice_id',
     where: 'x.company_id = {company} and x.notice_date between {from} and {to}',
-    keys: ['x.id'],
+    keys: ['x.company_id', 'x.id'],
     primaryKey: 1,
     columns: [
       c('MAHNUNG_ID', 'x.id', 'text', 'Interne ID'),
@@ -463,7 +463,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Überweisungen an Partner (SEPA-Dateien), erstellt im Zeitraum',
     from: 'payout_run_items x join payout_runs r on r.company_id = x.company_id and r.id = x.run_id',
     where: `x.company_id = {company} and ${localDate('r.created_at')} between {from} and {to}`,
-    keys: ['x.run_id', 'x.statement_id'],
+    keys: ['x.company_id', 'x.run_id', 'x.statement_id'],
     primaryKey: 2,
     columns: [
       c('AUSZAHLUNG_ID', 'x.run_id', 'text', 'SEPA-Datei (Zahlungslauf)'),
@@ -487,7 +487,7 @@ export const GOBD_TABLES: GobdTable[] = [
     description: 'Festschreibungen: jede Sperre, die bis zum Ende des Zeitraums gesetzt wurde oder in den Zeitraum reicht',
     from: 'period_lock_history x',
     where: `x.company_id = {company} and (${localDate('x.locked_at')} <= {to} or x.locked_until >= {from})`,
-    keys: ['x.locked_until'],
+    keys: ['x.company_id', 'x.locked_until'],
     primaryKey: 1,
     columns: [
       c('GESPERRT_BIS', 'x.locked_until', 'date', 'Gesperrt bis einschließlich'),
