@@ -318,3 +318,6 @@ export async function gatherVdFacts(db: Database, companyId: string, now: Date):
     migrations: { count: n(migrations.rows[0]?.n), latest: migrations.rows[0]?.latest ?? null },
   };
 }
+
+/** What every part of the document is made from: the facts and Kontor's version. */
+export type VdContext = { facts: VdFacts; version: string };

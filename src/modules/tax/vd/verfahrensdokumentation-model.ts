@@ -1,6 +1,6 @@
 import { formatDate } from '../../../shared/german-format.ts';
 import { type Block, bullets, type DocumentModel, paragraph, placeholder, type Section, type Text, table } from './document-model.ts';
-import type { VdFacts } from './verfahrensdokumentation-facts.ts';
+import type { VdContext, VdFacts } from './verfahrensdokumentation-facts.ts';
 import { operationsSections } from './verfahrensdokumentation-operations.ts';
 import { systemSections } from './verfahrensdokumentation-system.ts';
 
@@ -10,8 +10,6 @@ import { systemSections } from './verfahrensdokumentation-system.ts';
 // history (docs/tax-sources.md §4). Every statement about the company comes from its data;
 // every statement about the procedure is what Kontor's code does. What only the operator
 // or the company knows is a visible placeholder.
-
-export type VdContext = { facts: VdFacts; version: string };
 
 const nothing = 'nicht hinterlegt';
 const or = (value: string | null | undefined, fallback: Text = nothing): Text => (value ? value : fallback);

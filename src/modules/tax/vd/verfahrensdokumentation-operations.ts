@@ -1,6 +1,6 @@
 import { formatDate } from '../../../shared/german-format.ts';
 import { bullets, paragraph, placeholder, type Section, table } from './document-model.ts';
-import type { VdContext } from './verfahrensdokumentation-model.ts';
+import type { VdContext } from './verfahrensdokumentation-facts.ts';
 
 // Parts 4 and 5 of the Verfahrensdokumentation: the operations documentation (backups,
 // updates, access, retention — mostly the operator's to fill in, beside what Kontor itself

@@ -1,7 +1,7 @@
 import { formatDate } from '../../../shared/german-format.ts';
 import { accountPlan } from '../../bookkeeping/index.ts';
 import { type Block, bullets, paragraph, placeholder, type Section, type Text, table } from './document-model.ts';
-import type { VdContext } from './verfahrensdokumentation-model.ts';
+import type { VdContext } from './verfahrensdokumentation-facts.ts';
 import { numberRangeBlocks } from './verfahrensdokumentation-numbers.ts';
 
 // Parts 3–5 of the Verfahrensdokumentation: the technical system documentation (what the
