@@ -42,13 +42,17 @@ const seconds = (since: number) => Math.round((performance.now() - since) / 10) 
 /** Copies every row of `table` of the company `copies` times, the columns in `replace` computed from `src` and `g` (1…copies). */
 async function cloneRows(db: Database, table: string, companyId: string, copies: number, replace: Record<string, string>, where = 'true') {
   const columns = (
-    await sql<{ column_name: string }>`select column_name from information_schema.columns where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER' and (column_default is null or column_default not like 'nextval%') order by ordinal_position`.execute(
+    await sql<{
+      column_name: string;
+    }>`select column_name from information_schema.columns where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER' and (column_default is null or column_default not like 'nextval%') order by ordinal_position`.execute(
       db,
     )
   ).rows.map((r) => r.column_name);
   const list = columns.join(', ');
   const exprs = columns.map((c) => replace[c] ?? `src.${c}`).join(', ');
-  await sql`${sql.raw(`insert into ${table} (${list}) select ${exprs} from ${table} src cross join generate_series(1, `)}${copies}${sql.raw(`::int) g where src.company_id = `)}${companyId}${sql.raw(` and ${where}`)}`.execute(db);
+  await sql`${sql.raw(`insert into ${table} (${list}) select ${exprs} from ${table} src cross join generate_series(1, `)}${copies}${sql.raw(`::int) g where src.company_id = `)}${companyId}${sql.raw(` and ${where}`)}`.execute(
+    db,
+  );
 }
 
 /** A date of 2026 for copy g: spread over the year. */
@@ -169,17 +173,31 @@ const results = await onEachTarget('gobd', only, async (target, work): Promise<R
   const out = path.join(work, 'export');
   const env = {
     ...process.env,
-    ...(target.kind === 'postgres' ? { DATABASE_URL: target.url, KONTOR_DATA: path.join(work, 'cli-data') } : { DATABASE_URL: '', KONTOR_DATA: target.dataDir }),
+    ...(target.kind === 'postgres'
+      ? { DATABASE_URL: target.url, KONTOR_DATA: path.join(work, 'cli-data') }
+      : { DATABASE_URL: '', KONTOR_DATA: target.dataDir }),
     KONTOR_NOW: '2027-01-15T09:00:00+01:00',
     LOG_LEVEL: 'warn',
   };
-  const run = await measured(['export', 'gobd', '--company', companyId, '--from', '2026-01-01', '--to', '2026-12-31', '--out', out, '--by', adminEmail, '--json'], env);
+  const run = await measured(
+    ['export', 'gobd', '--company', companyId, '--from', '2026-01-01', '--to', '2026-12-31', '--out', out, '--by', adminEmail, '--json'],
+    env,
+  );
   if (run.code !== 0) throw new Error(`kontor export gobd exited ${run.code}`);
   const summary = JSON.parse(run.stdout) as { documents: number; tables: { name: string; rows: number }[] };
   const invoices = summary.tables.find((table) => table.name === 'Rechnungen')?.rows ?? 0;
-  if (invoices !== INVOICES || summary.documents !== documents) throw new Error(`exported ${invoices} invoices and ${summary.documents} documents, expected ${INVOICES} and ${documents}`);
+  if (invoices !== INVOICES || summary.documents !== documents)
+    throw new Error(`exported ${invoices} invoices and ${summary.documents} documents, expected ${INVOICES} and ${documents}`);
   const size = folderSize(out);
-  const result = { database: target.kind, invoices, documents, seconds: run.seconds, peak_mib: run.peakMiB, files: size.files, gib: Math.round((size.bytes / 1024 ** 3) * 100) / 100 };
+  const result = {
+    database: target.kind,
+    invoices,
+    documents,
+    seconds: run.seconds,
+    peak_mib: run.peakMiB,
+    files: size.files,
+    gib: Math.round((size.bytes / 1024 ** 3) * 100) / 100,
+  };
   log(
     `${target.kind}: kontor export gobd of ${invoices} invoices and ${documents} documents (${size.files} files, ${result.gib} GiB) in ${run.seconds} s, peak ${run.peakMiB} MiB`,
   );

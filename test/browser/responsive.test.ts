@@ -39,7 +39,14 @@ const LONG_NAME = 'Müller-Lüdenscheidt Software- und Beratungsgesellschaft mbH
 const { email: _dropped, ...WITHOUT_EMAIL } = BUSINESS_CUSTOMER;
 
 /** GET routes of src/web/pages that answer a file, not a page (downloads, previews; `${kind}` read as :kind); so does every route ending in a file extension (/audit.csv). */
-const NOT_PAGES = new Set(['/invoices/:id/:kind', '/statements/:id/:kind', '/statements/:id/partner-invoice-file', '/dunning/:id/pdf', '/payouts/:id/file', '/tax/verfahrensdokumentation.:kind']);
+const NOT_PAGES = new Set([
+  '/invoices/:id/:kind',
+  '/statements/:id/:kind',
+  '/statements/:id/partner-invoice-file',
+  '/dunning/:id/pdf',
+  '/payouts/:id/file',
+  '/tax/verfahrensdokumentation.:kind',
+]);
 
 type Visit = { name: string; route: string; path: string };
 
