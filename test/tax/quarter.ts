@@ -22,19 +22,22 @@ export const LINE = (description: string, net: string, vatRate: number, extra: R
 
 export const QUARTER_START = '2026-09-20T09:00:00Z';
 
+/** Issues an invoice to a customer of source crm, dated and performed on the clock's day. */
+export async function issueToday(t: TestApp, ref: string, customer: string, lines: unknown[]) {
+  const day = t.clock.today('Europe/Berlin');
+  const res = await postInvoice(t, {
+    customer: { source: 'crm', external_ref: customer },
+    external_ref: ref,
+    issue: true,
+    lines,
+    service_period: { start: day, end: day },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json() as { id: string; number: string };
+}
+
 export async function buildQuarter(t: TestApp): Promise<void> {
-  const invoice = async (ref: string, customer: string, lines: unknown[]) => {
-    const day = t.clock.today('Europe/Berlin');
-    const res = await postInvoice(t, {
-      customer: { source: 'crm', external_ref: customer },
-      external_ref: ref,
-      issue: true,
-      lines,
-      service_period: { start: day, end: day },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return res.json() as { id: string; number: string };
-  };
+  const invoice = (ref: string, customer: string, lines: unknown[]) => issueToday(t, ref, customer, lines);
   await putCustomer(t, 'dom');
   await putCustomer(t, 'eu', AT_BUSINESS_CUSTOMER);
   await putCustomer(t, 'ch', {

@@ -7,8 +7,9 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { bufferIo } from '../../src/cli/io.ts';
 import { taxPeriod, ustvaReport, type ZmReport, zmCsv, zmReport, zmVatIdProblems } from '../../src/modules/tax/index.ts';
 import { sealer, type TestApp, testApp } from '../helpers/app.ts';
-import { AT_BUSINESS_CUSTOMER, postInvoice, putCustomer } from '../invoicing/helpers.ts';
+import { AT_BUSINESS_CUSTOMER, putCustomer } from '../invoicing/helpers.ts';
 import { signedIn } from '../web/client.ts';
+import { issueToday } from './quarter.ts';
 
 // Issue 28 §2: the Zusammenfassende Meldung from the books. A September sale to Austria is
 // cancelled in October; October and November bring sales to Austria, France and Belgium
@@ -32,18 +33,7 @@ describe('the Zusammenfassende Meldung from the books', () => {
   let q4: ZmReport;
   let out: string;
 
-  const invoice = async (ref: string, customer: string, lines: unknown[]) => {
-    const day = t.clock.today('Europe/Berlin');
-    const res = await postInvoice(t, {
-      customer: { source: 'crm', external_ref: customer },
-      external_ref: ref,
-      issue: true,
-      lines,
-      service_period: { start: day, end: day },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    return res.json() as { id: string; number: string };
-  };
+  const invoice = (ref: string, customer: string, lines: unknown[]) => issueToday(t, ref, customer, lines);
   const cancel = async (id: string) => {
     const res = await t.request('POST', `/v1/invoices/${id}/cancel`);
     assert.equal(res.statusCode, 201, res.body);

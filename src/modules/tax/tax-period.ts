@@ -1,3 +1,4 @@
+import type { Database } from '../../db/connection.ts';
 // A filing period of the Umsatzsteuer-Voranmeldung and the Zusammenfassende Meldung: a
 // calendar month ("2026-11") or quarter ("2026-Q4"), as calendar dates of the company.
 
@@ -29,4 +30,17 @@ export function taxPeriod(text: string): TaxPeriod {
     return { kind: 'quarter', label: `${y}-Q${q}`, from: `${y}-${pad(first)}-01`, to: `${y}-${pad(first + 2)}-${pad(lastDay(y, first + 2))}` };
   }
   throw new TaxPeriodError(text);
+}
+
+/** What a return needs of the company: its chart, § 19 status, and whether the period is locked (filed). */
+export async function companyForReturn(db: Database, companyId: string, period: TaxPeriod) {
+  const company = await db
+    .selectFrom('companies as c')
+    .leftJoin('period_locks as l', 'l.company_id', 'c.id')
+    .select(['c.chart', 'c.small_business', 'l.locked_until'])
+    .where('c.id', '=', companyId)
+    .executeTakeFirst();
+  if (!company) throw new Error(`no company ${companyId}`);
+  const lockedUntil = company.locked_until ?? null;
+  return { chart: company.chart, smallBusiness: company.small_business, lockedUntil, filed: lockedUntil !== null && lockedUntil >= period.to };
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { JournalDocumentType } from '../../db/schema-bookkeeping.ts';
 import { type AccountPlan, accountPlan } from '../bookkeeping/index.ts';
-import type { TaxPeriod } from './tax-period.ts';
+import { companyForReturn, type TaxPeriod } from './tax-period.ts';
 
 // The figures of the Umsatzsteuer-Voranmeldung (USt 1 A) from the books (issue 28 §1):
 // every journal line of the period on an account that feeds a Kennzahl, grouped by
@@ -133,23 +133,16 @@ const centText = (cents: number) => {
 const formTax = (euros: number, rate: number) => euros * rate;
 
 export async function ustvaReport(db: Database, companyId: string, period: TaxPeriod): Promise<UstvaReport> {
-  const company = await db
-    .selectFrom('companies as c')
-    .leftJoin('period_locks as l', 'l.company_id', 'c.id')
-    .select(['c.chart', 'c.small_business', 'l.locked_until'])
-    .where('c.id', '=', companyId)
-    .executeTakeFirst();
-  if (!company) throw new Error(`no company ${companyId}`);
-  const lockedUntil = company.locked_until ?? null;
+  const company = await companyForReturn(db, companyId, period);
   const base = {
     company_id: companyId,
     period,
-    filed: lockedUntil !== null && lockedUntil >= period.to,
-    locked_until: lockedUntil,
-    small_business: company.small_business,
+    filed: company.filed,
+    locked_until: company.lockedUntil,
+    small_business: company.smallBusiness,
     oss: [],
   };
-  if (company.small_business)
+  if (company.smallBusiness)
     return {
       ...base,
       note: 'Als Kleinunternehmer (§ 19 UStG) gibt die Firma keine Umsatzsteuer-Voranmeldung ab: ihre Umsätze sind steuerfrei und sie zieht keine Vorsteuer ab.',

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/connection.ts';
 import { EU_COUNTRIES, isPlausibleVatId } from '../../shared/tax-ids.ts';
 import { accountPlan } from '../bookkeeping/index.ts';
-import type { TaxPeriod } from './tax-period.ts';
+import { companyForReturn, type TaxPeriod } from './tax-period.ts';
 import { type UstvaDocument, wholeEuros } from './ustva.ts';
 
 // The Zusammenfassende Meldung (§ 18a UStG, issue 28 §2): per customer VAT ID the sum of
@@ -60,20 +60,14 @@ export function zmVatIdProblems(vatId: string): string[] {
 }
 
 export async function zmReport(db: Database, companyId: string, period: TaxPeriod): Promise<ZmReport> {
-  const company = await db
-    .selectFrom('companies as c')
-    .leftJoin('period_locks as l', 'l.company_id', 'c.id')
-    .select(['c.chart', 'c.small_business', 'l.locked_until'])
-    .where('c.id', '=', companyId)
-    .executeTakeFirst();
-  if (!company) throw new Error(`no company ${companyId}`);
+  const company = await companyForReturn(db, companyId, period);
   const base = {
     company_id: companyId,
     period,
-    filed: company.locked_until != null && company.locked_until >= period.to,
-    small_business: company.small_business,
+    filed: company.filed,
+    small_business: company.smallBusiness,
   };
-  if (company.small_business)
+  if (company.smallBusiness)
     return {
       ...base,
       note: 'Als Kleinunternehmer (§ 19 UStG) gibt die Firma keine Zusammenfassende Meldung ab (§ 18a Abs. 4 UStG).',
