@@ -1,5 +1,6 @@
 // The two databases a standalone bench script measures on: an embedded PGlite data folder
 // in a scratch folder, and a fresh database on the PostgreSQL server (dropped after).
+// KONTOR_BENCH_KEEP=1 keeps both (printed on stderr) to measure again by hand.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,7 @@ export async function onEachTarget<T>(
   measure: (target: Target, work: string) => Promise<T>,
 ): Promise<T[]> {
   const work = mkdtempSync(path.join(tmpdir(), `kontor-bench-${name}-`));
+  const keep = process.env.KONTOR_BENCH_KEEP === '1';
   const results: T[] = [];
   try {
     if (only !== 'postgres') results.push(await measure({ kind: 'pglite', dataDir: path.join(work, 'data') }, work));
@@ -28,11 +30,13 @@ export async function onEachTarget<T>(
       try {
         results.push(await measure({ kind: 'postgres', url: server.url }, work));
       } finally {
-        await server.drop();
+        if (keep) process.stderr.write(`kept: the database ${server.url}\n`);
+        else await server.drop();
       }
     }
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (keep) process.stderr.write(`kept: the folder ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
   }
   return results;
 }

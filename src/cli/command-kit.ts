@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Database } from '../db/connection.ts';
+import type { BinaryCopy, Database } from '../db/connection.ts';
 import type { Liveness } from '../db/liveness.ts';
 import type { InvoicingDeps } from '../modules/invoicing/index.ts';
 import type { Mailer } from '../modules/mail/index.ts';
@@ -24,6 +24,8 @@ export type CommandContext = {
   mailer?: Mailer;
   /** Which processes live (mail attempts of `jobs run`). */
   liveness?: Liveness;
+  /** On a PostgreSQL server: bulk reads of stored bytes as binary COPYs (the GoBD export). */
+  copyRows?: BinaryCopy;
   /** The server's renderers, booking and mailboxes, when a running server carries out the command. */
   invoicing?: Omit<InvoicingDeps, 'db' | 'clock'>;
 };

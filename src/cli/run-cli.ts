@@ -58,6 +58,7 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
         cwd: process.cwd(),
         dataDir: config.dataDir,
         liveness: handle.liveness,
+        ...(handle.copyRows ? { copyRows: handle.copyRows } : {}),
       });
     } finally {
       await handle.close();

@@ -1,5 +1,6 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Filing, FilingRhythm, TaxPeriod } from '../modules/tax/index.ts';
 import { formatMoney } from '../shared/german-format.ts';
 import { formatCents } from '../shared/money.ts';
 import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
@@ -15,26 +16,57 @@ const tax = () => import('../modules/tax/index.ts');
 
 type Tax = Awaited<ReturnType<typeof tax>>;
 
-/** --period and --company, checked: the period, or a usage error; null when there is no such company. */
-async function periodAndCompany(values: Record<string, string | boolean | undefined>, ctx: Parameters<ModuleCommand['run']>[2], t: Tax) {
+/**
+ * --company and --period, checked: a usage error for a bad period; `exists` false when there
+ * is no such company. Without --period, the company's last period that has ended by today
+ * (its rhythm: the previous month, quarter or year; for the ZM `zmRhythm` of it).
+ */
+async function periodAndCompany(
+  values: Record<string, string | boolean | undefined>,
+  ctx: Parameters<ModuleCommand['run']>[2],
+  t: Tax,
+  zmRhythm?: (rhythm: FilingRhythm) => FilingRhythm,
+) {
+  const companyId = required(values, 'company');
+  const company = await ctx.db.selectFrom('companies').select(['timezone', 'vat_return_period']).where('id', '=', companyId).executeTakeFirst();
   let period: ReturnType<Tax['taxPeriod']>;
   try {
-    period = t.taxPeriod(required(values, 'period'));
+    if (typeof values.period === 'string') period = t.taxPeriod(values.period);
+    else {
+      const rhythm = company?.vat_return_period ?? 'monthly';
+      period = t.lastEndedPeriod(zmRhythm ? zmRhythm(rhythm) : rhythm, ctx.clock.today(company?.timezone ?? 'Europe/Berlin'));
+    }
   } catch (error) {
     if (error instanceof t.TaxPeriodError) throw new UsageError(`--period: ${error.message}`);
     throw error;
   }
-  const companyId = required(values, 'company');
-  const exists = await ctx.db.selectFrom('companies').select('id').where('id', '=', companyId).executeTakeFirst();
-  return { period, companyId, exists: Boolean(exists) };
+  return { period, companyId, exists: Boolean(company) };
 }
+
+const RHYTHM: Record<FilingRhythm, string> = { monthly: 'monatlich', quarterly: 'vierteljährlich', annual: 'jährlich (von Voranmeldungen befreit)' };
+
+/** The company's rhythm and the period's deadline, or why the period is none the company files. */
+function filingLines(filing: Filing, period: TaxPeriod, due: 'ustva' | 'zm'): string[] {
+  const rhythm = RHYTHM[filing.rhythm];
+  const lines = [`Voranmeldungszeitraum der Firma: ${rhythm}${filing.extension ? ', mit Dauerfristverlängerung' : ''}`];
+  if (due === 'zm') {
+    if (filing.zm_due) lines.push(`abzugeben bis ${germanDate(filing.zm_due)}`);
+  } else if (period.kind === 'year') lines.push('Jahressummen der Buchungen (etwa für die Umsatzsteuererklärung)');
+  else if (!filing.is_filing_period) lines.push(`für diesen Zeitraum gibt die Firma keine Voranmeldung ab (sie meldet ${rhythm})`);
+  else if (filing.ustva_due) lines.push(`abzugeben bis ${germanDate(filing.ustva_due)}`);
+  return lines;
+}
+
+const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
 const money = (cents: number) => formatMoney(formatCents(cents));
 
 export const TAX_COMMANDS: ModuleCommand[] = [
   {
     name: 'export ustva',
-    usage: ['kontor export ustva --company ID --period YYYY-MM|YYYY-Qn [--json]   the Umsatzsteuer-Voranmeldung figures from the books'],
+    usage: [
+      'kontor export ustva --company ID [--period YYYY-MM|YYYY-Qn|YYYY] [--json]   the Umsatzsteuer-Voranmeldung figures from the books (default: the last period that has ended)',
+    ],
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' }, period: { type: 'string' } }, 0);
       const t = await tax();
@@ -46,6 +78,7 @@ export const TAX_COMMANDS: ModuleCommand[] = [
       const report = await t.ustvaReport(ctx.db, companyId, period);
       const text = [
         `Umsatzsteuer-Voranmeldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — abgegeben (Zeitraum gesperrt)' : ''}`,
+        ...(report.small_business ? [] : [filingLines(report.filing, period, 'ustva').join('; ')]),
         ...(report.note ? [report.note] : []),
         ...report.lines.map(
           (line) =>
@@ -58,15 +91,20 @@ export const TAX_COMMANDS: ModuleCommand[] = [
   },
   {
     name: 'export zm',
-    usage: ['kontor export zm --company ID --period YYYY-MM|YYYY-Qn [--out FILE] [--json]   the Zusammenfassende Meldung as the BZSt upload file (CSV v3.0)'],
+    usage: [
+      'kontor export zm --company ID [--period YYYY-MM|YYYY-Qn] [--out FILE] [--json]   the Zusammenfassende Meldung as the BZSt upload file (CSV v3.0; default: the last quarter, or month for monthly filers)',
+    ],
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' }, period: { type: 'string' }, out: { type: 'string' } }, 0);
       const t = await tax();
-      const { period, companyId, exists } = await periodAndCompany(values, ctx, t);
+      // Services may always be reported quarterly (§ 18a Abs. 1 UStG); a monthly filer reports monthly.
+      const { period, companyId, exists } = await periodAndCompany(values, ctx, t, (rhythm) => (rhythm === 'monthly' ? 'monthly' : 'quarterly'));
       if (!exists) {
         io.err(`kontor: no company ${companyId}`);
         return 1;
       }
+      if (period.kind === 'year')
+        throw new UsageError('--period: the Zusammenfassende Meldung is filed per month or quarter (2026-11 or 2026-Q4), not per year');
       const report = await t.zmReport(ctx.db, companyId, period);
       if (report.problems.length > 0) {
         io.err(`kontor: the Zusammenfassende Meldung ${period.label} cannot be uploaded as it is:`);
@@ -85,6 +123,7 @@ export const TAX_COMMANDS: ModuleCommand[] = [
       }
       const text = [
         `Zusammenfassende Meldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — Zeitraum gesperrt' : ''}`,
+        ...(report.small_business || report.rows.length === 0 ? [] : [filingLines(report.filing, period, 'zm').join('; ')]),
         ...(report.note ? [report.note] : []),
         ...report.rows.map(
           (row) =>
@@ -122,7 +161,12 @@ export const TAX_COMMANDS: ModuleCommand[] = [
       try {
         // The person who hands the data to the auditor (a member or admin of the company), in the audit trail.
         const actor = await actorFor(ctx, by, companyId, false);
-        const summary = await t.writeGobdExport(ctx.db, companyId, { from, to, now: ctx.clock.now(), actor }, t.directorySink(dir));
+        const summary = await t.writeGobdExport(
+          ctx.db,
+          companyId,
+          { from, to, now: ctx.clock.now(), actor, ...(ctx.copyRows ? { copyRows: ctx.copyRows } : {}) },
+          t.directorySink(dir),
+        );
         const text = [
           `GoBD-Export ${from} bis ${to} in ${dir}${summary.locked ? '' : ' (Zeitraum nicht festgeschrieben: die Daten können sich noch ändern)'}`,
           ...summary.tables.map((table) => `${table.file.padEnd(28)} ${String(table.rows).padStart(9)} Zeile(n)`),

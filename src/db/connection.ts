@@ -5,6 +5,7 @@ import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { copyRows } from './binary-copy.ts';
 import { type Liveness, localLiveness, serverLiveness } from './liveness.ts';
 import { preparedPool } from './pg-prepared.ts';
 import { pgliteDialect } from './pglite-dialect.ts';
@@ -21,7 +22,14 @@ export type DatabaseHandle = {
   close(): Promise<void>;
   /** The PGlite instance in embedded mode (snapshots in tests), else undefined. */
   pglite?: PGlite;
+  /**
+   * On a server: the rows of a query (SQL text, its values written in as literals) as a
+   * binary COPY, every field as bytes (binary-copy.ts) — for reading stored documents in bulk.
+   */
+  copyRows?: BinaryCopy;
 };
+
+export type BinaryCopy = (select: string) => AsyncGenerator<(Buffer | null)[]>;
 
 // Calendar dates stay 'YYYY-MM-DD' strings, numerics stay exact strings, bigints become
 // numbers (counters and cents stay far below 2^53: amounts are bounded by MAX_AMOUNT in
@@ -89,6 +97,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       db,
       kind: 'postgres',
       liveness,
+      copyRows: (select) => copyRows(pool, select),
       close: async () => {
         await liveness.close();
         await db.destroy();

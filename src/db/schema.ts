@@ -17,6 +17,9 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTabl
 
 export type { Json, Tier, Timestamp } from './schema-types.ts';
 
+/** How often the Umsatzsteuer-Voranmeldung is filed (§ 18 Abs. 2 UStG). */
+export type VatReturnPeriod = 'monthly' | 'quarterly' | 'annual';
+
 export type SmtpSettings = {
   host: string;
   port: number;
@@ -74,6 +77,10 @@ export interface CompaniesTable {
   payment_terms_days: ColumnType<number, number | undefined, number>;
   smtp: Json<SmtpSettings | null> | null;
   eu_distance_threshold_exceeded: ColumnType<boolean, boolean | undefined, boolean>;
+  /** How often the Umsatzsteuer-Voranmeldung is filed (migration 0050). */
+  vat_return_period: ColumnType<VatReturnPeriod, VatReturnPeriod | undefined, VatReturnPeriod>;
+  /** Dauerfristverlängerung granted: each Voranmeldung is due one month later. */
+  vat_return_extension: ColumnType<boolean, boolean | undefined, boolean>;
   /** API attributions stay `proposed` until a person confirms them (issue 14). */
   attributions_need_confirmation: ColumnType<boolean, boolean | undefined, boolean>;
   /** Statements of the statement run stay `draft` until a person issues them (issue 14). */

@@ -35,6 +35,7 @@ describe('company file: company-law details and books settings', () => {
     });
     assert.equal(parse({ register_number: 'HRB 98765 B' }).register_number, 'HRB 98765 B', 'the court suffix (Berlin: B) is kept');
     assert.deepEqual(parse({ bic: 'cobadeff xxx', iban: 'de89 3704 0044 0532 0130 00' }), { bic: 'COBADEFFXXX', iban: 'DE89370400440532013000' });
+    assert.deepEqual(parse({ vat_return_period: 'quarterly', vat_return_extension: true }), { vat_return_period: 'quarterly', vat_return_extension: true });
   });
 
   const refusals: [string, Record<string, unknown>, RegExp][] = [
@@ -51,6 +52,8 @@ describe('company file: company-law details and books settings', () => {
     ['the same managing director twice', { managing_directors: ['Anna Schmidt', 'Anna Schmidt'] }, /managing_directors/],
     ['an account holder longer than SEPA allows', { account_holder: 'x'.repeat(71) }, /account_holder: too_long/],
     ['the distance-selling flag as text', { eu_distance_sales_threshold_exceeded: 'yes' }, /eu_distance_sales_threshold_exceeded: type_error/],
+    ['a VAT return period the law does not know', { vat_return_period: 'weekly' }, /vat_return_period: enum/],
+    ['the Dauerfristverlängerung as text', { vat_return_extension: 'ja' }, /vat_return_extension: type_error/],
     ['a BIC of 9 characters', { bic: 'COBADEFFX' }, /bic: not a valid BIC/],
     ['a BIC of an unknown country', { bic: 'COBAZZFFXXX' }, /bic: not a valid BIC/],
     ['an IBAN with a wrong check digit', { iban: 'DE88370400440532013000' }, /iban: not a valid IBAN/],

@@ -42,6 +42,17 @@ describe('the GoBD audit export', () => {
   let tables: DeclaredTable[];
   const records = new Map<string, Record<string, string>[]>();
   const actor = () => ({ userId: t.company.userId, organizationId: t.company.organizationId, companyId: t.company.companyId });
+  // As `kontor` runs its commands: on a server the documents are read as binary COPYs, so
+  // the command's folder compared byte for byte with `dir` (read page by page) checks both ways.
+  const cliContext = () => ({
+    db: t.handle.db,
+    clock: t.clock,
+    sealer,
+    cwd: root,
+    dataDir: t.dataDir,
+    invoicing: t.invoicing,
+    ...(t.handle.copyRows ? { copyRows: t.handle.copyRows } : {}),
+  });
   const rows = (name: string) => records.get(name) ?? assert.fail(`no table ${name}`);
   const Q4 = { from: '2026-10-01', to: '2026-12-31' };
 
@@ -319,7 +330,7 @@ describe('the GoBD audit export', () => {
         .execute();
     await set(Buffer.concat([target.content, Buffer.from('<!-- geändert -->')]));
     try {
-      const ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: root, dataDir: t.dataDir, invoicing: t.invoicing };
+      const ctx = cliContext();
       const io = bufferIo();
       const code = await runCommand(
         ['export', 'gobd', '--company', t.company.companyId, '--from', Q4.from, '--to', Q4.to, '--out', 'tampered', '--by', t.company.adminEmail],
@@ -336,8 +347,9 @@ describe('the GoBD audit export', () => {
   });
 
   test('kontor export gobd: the folder and the summary; refusals for a used folder, a stranger, a bad range', async () => {
-    const ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: root, dataDir: t.dataDir, invoicing: t.invoicing };
+    const ctx = cliContext();
     const base = ['export', 'gobd', '--company', t.company.companyId, '--from', Q4.from, '--to', Q4.to];
+    assert.equal(ctx.copyRows !== undefined, t.handle.kind === 'postgres', 'on a server the command reads documents by COPY');
     const io = bufferIo();
     assert.equal(await runCommand([...base, '--out', 'cli', '--by', t.company.adminEmail], io, ctx), 0, io.stderr);
     assert.match(io.stdout, /^GoBD-Export 2026-10-01 bis 2026-12-31 in .*cli$/m);
@@ -392,7 +404,7 @@ describe('the GoBD audit export', () => {
   });
 
   test('the Verfahrensdokumentation draft: kontor export verfahrensdokumentation and the app’s downloads', async () => {
-    const ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: root, dataDir: t.dataDir, invoicing: t.invoicing };
+    const ctx = cliContext();
     const io = bufferIo();
     assert.equal(await runCommand(['export', 'verfahrensdokumentation', '--company', t.company.companyId, '--out', 'vd', '--json'], io, ctx), 0, io.stderr);
     const written = JSON.parse(io.stdout) as { markdown: string; pdf: string };

@@ -169,7 +169,84 @@ describe('the Umsatzsteuer-Voranmeldung from the books', () => {
     assert.match(res.body, /um 0,10\u00a0€ von der Steuer ab, die das Formular aus den vollen Euro-Beträgen berechnet/);
     const bad = await web.get('/app/tax/ustva?period=Q4');
     assert.equal(bad.status, 422);
-    assert.match(bad.body, /Bitte geben Sie einen Monat wie 2026-11 oder ein Quartal wie 2026-Q4 an\./);
+    assert.match(bad.body, /Bitte geben Sie einen Monat wie 2026-11, ein Quartal wie 2026-Q4 oder ein Jahr wie 2026 an\./);
+  });
+
+  test('the company’s filing rhythm: the page and the commands default to its last period and give the deadline', async () => {
+    // Today is 4 January 2027 (the quarter's last step).
+    const rhythm = (vat_return_period: 'monthly' | 'quarterly' | 'annual', vat_return_extension = false) =>
+      t.handle.db.updateTable('companies').set({ vat_return_period, vat_return_extension }).where('id', '=', t.company.companyId).execute();
+    const web = await signedIn(t);
+    const ctx = { db: t.handle.db, clock: t.clock, sealer, cwd: out, dataDir: t.dataDir, invoicing: t.invoicing };
+    try {
+      // Monthly, the default: December; 10 January 2027 is a Sunday.
+      let body = (await web.get('/app/tax/ustva')).body;
+      assert.match(body, /<h2 id="ustva-heading">2026-12 \(01\.12\.2026 – 31\.12\.2026\)<\/h2>/);
+      assert.match(
+        body,
+        /Voranmeldungszeitraum der Firma: monatlich \(Einstellungen → Buchhaltung und DATEV\)\. Die Voranmeldung für diesen Zeitraum ist bis 11\.01\.2027 abzugeben\./,
+      );
+
+      // Quarterly with a Dauerfristverlängerung: the fourth quarter, due 10 February; the ZM on 25 January.
+      await rhythm('quarterly', true);
+      body = (await web.get('/app/tax/ustva')).body;
+      assert.match(body, /<h2 id="ustva-heading">2026-Q4 \(01\.10\.2026 – 31\.12\.2026\)<\/h2>/);
+      assert.match(
+        body,
+        /vierteljährlich, mit Dauerfristverlängerung \(Einstellungen → Buchhaltung und DATEV\)\. Die Voranmeldung für diesen Zeitraum ist bis 10\.02\.2027 abzugeben\./,
+      );
+      assert.match(body, /Die Zusammenfassende Meldung ist bis 25\.01\.2027 abzugeben\./);
+      // A month is no period of a quarterly filer.
+      assert.match(
+        (await web.get('/app/tax/ustva?period=2026-11')).body,
+        /Die Firma meldet vierteljährlich; für diesen Zeitraum gibt sie keine Voranmeldung ab\./,
+      );
+      const io = bufferIo();
+      assert.equal(await runCommand(['export', 'ustva', '--company', t.company.companyId], io, ctx), 0, io.stderr);
+      assert.match(io.stdout, /^Umsatzsteuer-Voranmeldung 2026-Q4 \(2026-10-01 bis 2026-12-31\)$/m);
+      assert.match(io.stdout, /^Voranmeldungszeitraum der Firma: vierteljährlich, mit Dauerfristverlängerung; abzugeben bis 10\.02\.2027$/m);
+      const json = bufferIo();
+      assert.equal(await runCommand(['export', 'ustva', '--company', t.company.companyId, '--json'], json, ctx), 0);
+      assert.deepEqual((JSON.parse(json.stdout) as UstvaReport).filing, {
+        rhythm: 'quarterly',
+        extension: true,
+        is_filing_period: true,
+        ustva_due: '2027-02-10',
+        zm_due: '2027-01-25',
+      });
+      const zm = bufferIo();
+      assert.equal(await runCommand(['export', 'zm', '--company', t.company.companyId, '--out', 'zm-default.csv'], zm, ctx), 0, zm.stderr);
+      assert.match(zm.stdout, /^Zusammenfassende Meldung 2026-Q4 \(2026-10-01 bis 2026-12-31\)$/m);
+      assert.match(zm.stdout, /; abzugeben bis 25\.01\.2027$/m);
+      const zmYear = bufferIo();
+      assert.equal(await runCommand(['export', 'zm', '--company', t.company.companyId, '--period', '2026'], zmYear, ctx), 2);
+      assert.match(zmYear.stderr, /the Zusammenfassende Meldung is filed per month or quarter/);
+
+      // Exempted from advance returns: the year, as sums for the annual return; no ZM for a year.
+      await rhythm('annual');
+      body = (await web.get('/app/tax/ustva')).body;
+      assert.match(body, /<h2 id="ustva-heading">2026 \(01\.01\.2026 – 31\.12\.2026\)<\/h2>/);
+      assert.match(
+        body,
+        /jährlich \(von Voranmeldungen befreit\) \(Einstellungen → Buchhaltung und DATEV\)\. Jahressummen der Buchungen, etwa für die Umsatzsteuererklärung\./,
+      );
+      assert.match(body, /Die Zusammenfassende Meldung wird je Monat oder Quartal abgegeben, nicht für ein Jahr/);
+      const year = await ustvaReport(t.handle.db, t.company.companyId, taxPeriod('2026'));
+      const sum = (report: UstvaReport, key: string) => report.lines.find((l) => l.key === key)?.booked_cents ?? 0;
+      const months = await Promise.all(['2026-09', '2026-Q4'].map((p) => ustvaReport(t.handle.db, t.company.companyId, taxPeriod(p))));
+      assert.ok(
+        ['81', '86', '21', '45', '66'].every((key) => sum(year, key) !== 0),
+        'the year has every kind of figure',
+      );
+      for (const key of ['81', '86', '21', '45', '66', '83'])
+        assert.equal(
+          sum(year, key),
+          months.reduce((total, report) => total + sum(report, key), 0),
+          `Kz ${key}: the year is September and the fourth quarter`,
+        );
+    } finally {
+      await rhythm('monthly');
+    }
   });
 
   test('a locked period is marked as filed; a Kleinunternehmer gets no figures, with the reason', async () => {

@@ -81,6 +81,7 @@ describe('the Verfahrensdokumentation draft', () => {
     assert.ok(md.includes('| Umsatzsteuer-Identifikationsnummer | DE136695976 |'));
     assert.ok(md.includes('| Beginn des Wirtschaftsjahres | 01.01. |'));
     assert.ok(md.includes('Regelbesteuerung'));
+    assert.ok(md.includes('Umsatzsteuer-Voranmeldung: monatlich (Einstellung der Firma).'), 'the filing rhythm');
     // Two invoices and a storno drew three numbers; the next is the fourth.
     assert.ok(md.includes('| Rechnungen und Stornorechnungen | RE-{yyyy}-{seq:5} | 2026 | 3 | RE-2026-00003 | RE-2026-00004 |'), md);
     assert.ok(md.includes('| 2026 | Rechnungen und Stornorechnungen | 3 | 3 | vollständig |'));

@@ -126,7 +126,19 @@ describe('company settings, mailbox and period locks in the app', () => {
       ).status,
       303,
     );
-    assert.equal((await save('books', { chart: 'SKR04', datev_consultant_number: '29098', datev_client_number: '7', fiscal_year_start: '07-01' })).status, 303);
+    assert.equal(
+      (
+        await save('books', {
+          chart: 'SKR04',
+          datev_consultant_number: '29098',
+          datev_client_number: '7',
+          fiscal_year_start: '07-01',
+          vat_return_period: 'quarterly',
+          vat_return_extension: '1',
+        })
+      ).status,
+      303,
+    );
     assert.equal((await save('flags', { statements_need_review: '1' })).status, 303);
     const dunning = {
       dunning_enabled: '1',
@@ -143,7 +155,10 @@ describe('company settings, mailbox and period locks in the app', () => {
     row = await company();
     assert.equal(row.invoice_number_pattern, 'RG-{yy}{mm}-{seq:4}');
     assert.deepEqual([row.register_number, row.managing_directors], ['HRB 654321 B', ['Erika Mustermann', 'Jörg Weiß']]);
-    assert.deepEqual([row.chart, row.datev_consultant_number, row.datev_client_number, row.fiscal_year_start], ['SKR04', 29098, 7, '07-01']);
+    assert.deepEqual(
+      [row.chart, row.datev_consultant_number, row.datev_client_number, row.fiscal_year_start, row.vat_return_period, row.vat_return_extension],
+      ['SKR04', 29098, 7, '07-01', 'quarterly', true],
+    );
     assert.deepEqual([row.statements_need_review, row.attributions_need_confirmation, row.eu_distance_threshold_exceeded], [true, false, false]);
     assert.deepEqual(json(row.dunning), {
       enabled: true,
@@ -162,6 +177,8 @@ describe('company settings, mailbox and period locks in the app', () => {
     assert.match(page, /Die nächste Rechnung bekäme heute die Nummer RG-2611-0001\./);
     assert.match(page, />Erika Mustermann\nJörg Weiß<\/textarea>/);
     assert.match(page, /<option value="SKR04" selected>/);
+    assert.match(page, /<option value="quarterly" selected>vierteljährlich<\/option>/);
+    assert.match(page, /id="f-vat_return_extension" name="vat_return_extension" value="1" checked/);
     assert.match(page, /name="dunning_fee_3" type="text" value="7,50"/);
     assert.match(page, /<option value="3" selected>/);
     assert.match(page, /id="f-statements_need_review" name="statements_need_review" value="1" checked/);
@@ -210,8 +227,13 @@ describe('company settings, mailbox and period locks in the app', () => {
       ],
       [
         'books',
-        { chart: 'SKR04', datev_consultant_number: '12', datev_client_number: '7', fiscal_year_start: '02-29' },
+        { chart: 'SKR04', datev_consultant_number: '12', datev_client_number: '7', fiscal_year_start: '02-29', vat_return_period: 'monthly' },
         /Die Beraternummer hat 4 bis 7 Ziffern/,
+      ],
+      [
+        'books',
+        { chart: 'SKR04', datev_consultant_number: '29098', datev_client_number: '7', fiscal_year_start: '01-01', vat_return_period: 'weekly' },
+        /Voranmeldungszeitraum der Umsatzsteuer: Bitte monatlich, vierteljährlich oder jährlich \(von Voranmeldungen befreit\) wählen\./,
       ],
       [
         'dunning',
@@ -233,7 +255,13 @@ describe('company settings, mailbox and period locks in the app', () => {
       assert.equal(refused.status, 422, section);
       assert.match(refused.body, message);
     }
-    const books = await save('books', { chart: 'SKR04', datev_consultant_number: '12', datev_client_number: '7', fiscal_year_start: '02-29' });
+    const books = await save('books', {
+      chart: 'SKR04',
+      datev_consultant_number: '12',
+      datev_client_number: '7',
+      fiscal_year_start: '02-29',
+      vat_return_period: 'monthly',
+    });
     assert.match(books.body, /Bitte den ersten Tag des Wirtschaftsjahres als MM-TT angeben/);
     assert.match(books.body, /name="datev_consultant_number" type="text" value="12"/);
     const dunning = await save('dunning', {

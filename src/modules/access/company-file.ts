@@ -1,4 +1,4 @@
-import type { SmtpSettings } from '../../db/schema.ts';
+import type { SmtpSettings, VatReturnPeriod } from '../../db/schema.ts';
 import { toValidationIssues, validatorCompiler } from '../../http/validation.ts';
 import { isValidBic, isValidIban, normalizeBic, normalizeIban } from '../../shared/iban.ts';
 import { hasSeqPlaceholder } from '../../shared/number-pattern.ts';
@@ -68,6 +68,9 @@ export const companyFileSchema = {
     // Added with issue 14: person-side steps of the revenue share.
     statements_need_review: { type: 'boolean' },
     attributions_need_confirmation: { type: 'boolean' },
+    // Added with issue 28: how often the Umsatzsteuer-Voranmeldung is filed.
+    vat_return_period: { type: 'string', enum: ['monthly', 'quarterly', 'annual'] },
+    vat_return_extension: { type: 'boolean' },
   },
 } as const;
 
@@ -127,6 +130,8 @@ export type CompanyColumns = {
   eu_distance_threshold_exceeded?: boolean;
   statements_need_review?: boolean;
   attributions_need_confirmation?: boolean;
+  vat_return_period?: VatReturnPeriod;
+  vat_return_extension?: boolean;
 };
 
 function isTimeZone(zone: string): boolean {
@@ -261,6 +266,7 @@ const SCHEMA_DE: Record<string, string> = {
   email: 'Das ist keine gültige E-Mail-Adresse.',
   payment_terms_days: 'Bitte eine ganze Zahl von 0 bis 365 angeben.',
   chart: 'Bitte SKR03 oder SKR04 wählen.',
+  vat_return_period: 'Bitte monatlich, vierteljährlich oder jährlich (von Voranmeldungen befreit) wählen.',
   fiscal_year_start: 'Bitte als MM-TT angeben, zum Beispiel 01-01.',
   invoice_number_pattern: 'Bitte ein Muster mit 1 bis 64 Zeichen angeben.',
   contract_number_pattern: 'Bitte ein Muster mit 1 bis 64 Zeichen angeben.',

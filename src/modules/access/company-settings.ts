@@ -1,5 +1,5 @@
 import type { Database } from '../../db/connection.ts';
-import type { SmtpSettings } from '../../db/schema.ts';
+import type { SmtpSettings, VatReturnPeriod } from '../../db/schema.ts';
 import { formatNumberPattern } from '../../shared/number-pattern.ts';
 import type { DunningPolicy } from '../dunning/policy.ts';
 import { invoiceRangeKey } from '../invoicing/numbering.ts';
@@ -41,6 +41,9 @@ export type CompanySettings = {
   eu_distance_sales_threshold_exceeded: boolean;
   statements_need_review: boolean;
   attributions_need_confirmation: boolean;
+  /** How often the Umsatzsteuer-Voranmeldung is filed, and whether a Dauerfristverlängerung is granted. */
+  vat_return_period: VatReturnPeriod;
+  vat_return_extension: boolean;
   /** The stored policy; null: the defaults apply. */
   dunning: DunningPolicy | null;
   /** The mailbox without its password; null: mails go to the outbox folder. */
@@ -85,6 +88,8 @@ export async function readCompanySettings(db: Database, companyId: string): Prom
     eu_distance_sales_threshold_exceeded: row.eu_distance_threshold_exceeded,
     statements_need_review: row.statements_need_review,
     attributions_need_confirmation: row.attributions_need_confirmation,
+    vat_return_period: row.vat_return_period,
+    vat_return_extension: row.vat_return_extension,
     dunning: json<DunningPolicy>(row.dunning),
     smtp: smtp
       ? { host: smtp.host, port: smtp.port, secure: smtp.secure, user: smtp.user, from: smtp.from, password_stored: smtp.password_sealed !== null }

@@ -1,12 +1,13 @@
-import type { Database } from '../../db/connection.ts';
 // A filing period of the Umsatzsteuer-Voranmeldung and the Zusammenfassende Meldung: a
-// calendar month ("2026-11") or quarter ("2026-Q4"), as calendar dates of the company.
+// calendar month ("2026-11") or quarter ("2026-Q4"), as calendar dates of the company; or
+// a calendar year ("2026"): the sums of the annual return, and the period of a company
+// exempted from advance returns.
 
-export type TaxPeriod = { kind: 'month' | 'quarter'; label: string; from: string; to: string };
+export type TaxPeriod = { kind: 'month' | 'quarter' | 'year'; label: string; from: string; to: string };
 
 export class TaxPeriodError extends Error {
   constructor(text: string) {
-    super(`not a filing period: ${text} (a month like 2026-11 or a quarter like 2026-Q4)`);
+    super(`not a filing period: ${text} (a month like 2026-11, a quarter like 2026-Q4 or a year like 2026)`);
     this.name = 'TaxPeriodError';
   }
 }
@@ -29,18 +30,7 @@ export function taxPeriod(text: string): TaxPeriod {
     const first = (q - 1) * 3 + 1;
     return { kind: 'quarter', label: `${y}-Q${q}`, from: `${y}-${pad(first)}-01`, to: `${y}-${pad(first + 2)}-${pad(lastDay(y, first + 2))}` };
   }
+  const year = /^(\d{4})$/.exec(trimmed);
+  if (year) return { kind: 'year', label: trimmed, from: `${trimmed}-01-01`, to: `${trimmed}-12-31` };
   throw new TaxPeriodError(text);
-}
-
-/** What a return needs of the company: its chart, § 19 status, and whether the period is locked (filed). */
-export async function companyForReturn(db: Database, companyId: string, period: TaxPeriod) {
-  const company = await db
-    .selectFrom('companies as c')
-    .leftJoin('period_locks as l', 'l.company_id', 'c.id')
-    .select(['c.chart', 'c.small_business', 'l.locked_until'])
-    .where('c.id', '=', companyId)
-    .executeTakeFirst();
-  if (!company) throw new Error(`no company ${companyId}`);
-  const lockedUntil = company.locked_until ?? null;
-  return { chart: company.chart, smallBusiness: company.small_business, lockedUntil, filed: lockedUntil !== null && lockedUntil >= period.to };
 }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/connection.ts';
 import type { JournalDocumentType } from '../../db/schema-bookkeeping.ts';
 import { type AccountPlan, accountPlan } from '../bookkeeping/index.ts';
-import { companyForReturn, type TaxPeriod } from './tax-period.ts';
+import { companyForReturn, type Filing } from './filing.ts';
+import type { TaxPeriod } from './tax-period.ts';
 
 // The figures of the Umsatzsteuer-Voranmeldung (USt 1 A) from the books (issue 28 §1):
 // every journal line of the period on an account that feeds a Kennzahl, grouped by
@@ -51,6 +52,8 @@ export type UstvaReport = {
   filed: boolean;
   locked_until: string | null;
   small_business: boolean;
+  /** The company's filing rhythm and the period's deadlines (filing.ts). */
+  filing: Filing;
   /** Why there is nothing to file, or null. */
   note: string | null;
   lines: UstvaLine[];
@@ -140,6 +143,7 @@ export async function ustvaReport(db: Database, companyId: string, period: TaxPe
     filed: company.filed,
     locked_until: company.lockedUntil,
     small_business: company.smallBusiness,
+    filing: company.filing,
     oss: [],
   };
   if (company.smallBusiness)

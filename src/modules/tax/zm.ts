@@ -1,7 +1,8 @@
 import type { Database } from '../../db/connection.ts';
 import { EU_COUNTRIES, isPlausibleVatId } from '../../shared/tax-ids.ts';
 import { accountPlan } from '../bookkeeping/index.ts';
-import { companyForReturn, type TaxPeriod } from './tax-period.ts';
+import { companyForReturn, type Filing } from './filing.ts';
+import type { TaxPeriod } from './tax-period.ts';
 import { type UstvaDocument, wholeEuros } from './ustva.ts';
 
 // The Zusammenfassende Meldung (§ 18a UStG, issue 28 §2): per customer VAT ID the sum of
@@ -38,6 +39,8 @@ export type ZmReport = {
   period: TaxPeriod;
   filed: boolean;
   small_business: boolean;
+  /** The company's filing rhythm and the period's deadlines (filing.ts); the ZM is due on zm_due. */
+  filing: Filing;
   note: string | null;
   rows: ZmRow[];
   /** Documents on the Kz 21 account without a counterparty VAT ID (cannot be reported). */
@@ -66,7 +69,12 @@ export async function zmReport(db: Database, companyId: string, period: TaxPerio
     period,
     filed: company.filed,
     small_business: company.smallBusiness,
+    filing: company.filing,
   };
+  if (period.kind === 'year') {
+    const problem = 'Die Zusammenfassende Meldung wird je Monat oder Quartal abgegeben, nicht für ein Jahr (§ 18a Abs. 1 UStG).';
+    return { ...base, note: problem, rows: [], without_vat_id: [], total_cents: 0, problems: [problem] };
+  }
   if (company.smallBusiness)
     return {
       ...base,

@@ -64,6 +64,16 @@ const FIELDS: Record<SectionId, FieldSpec[]> = {
     text('datev_consultant_number', 'off', true),
     text('datev_client_number', 'off', true),
     text('fiscal_year_start', 'off', true),
+    {
+      name: 'vat_return_period',
+      kind: 'select',
+      options: (t) => [
+        ['monthly', t.settings.periodMonthly],
+        ['quarterly', t.settings.periodQuarterly],
+        ['annual', t.settings.periodAnnual],
+      ],
+    },
+    check('vat_return_extension'),
   ],
   flags: [check('eu_distance_sales_threshold_exceeded'), check('statements_need_review'), check('attributions_need_confirmation')],
   dunning: [
@@ -129,6 +139,8 @@ function formValues(s: CompanySettings): Record<string, string> {
     datev_consultant_number: str(s.datev_consultant_number),
     datev_client_number: str(s.datev_client_number),
     fiscal_year_start: s.fiscal_year_start,
+    vat_return_period: s.vat_return_period,
+    vat_return_extension: flag(s.vat_return_extension),
     eu_distance_sales_threshold_exceeded: flag(s.eu_distance_sales_threshold_exceeded),
     statements_need_review: flag(s.statements_need_review),
     attributions_need_confirmation: flag(s.attributions_need_confirmation),
@@ -219,6 +231,8 @@ function companyFileOf(section: SectionId, v: Record<string, string>, reset: boo
         datev_consultant_number: orNull(v.datev_consultant_number),
         datev_client_number: orNull(v.datev_client_number),
         fiscal_year_start: (v.fiscal_year_start ?? '').trim(),
+        vat_return_period: (v.vat_return_period ?? '').trim(),
+        vat_return_extension: v.vat_return_extension === '1',
       };
     case 'flags':
       return {

@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  type Filing,
+  lastEndedPeriod,
+  type TaxPeriod,
   TaxPeriodError,
   taxPeriod,
   type UstvaDocument,
@@ -10,7 +13,6 @@ import {
   zmFileName,
   zmReport,
 } from '../../modules/tax/index.ts';
-import { addDays } from '../../shared/dates.ts';
 import { type Html, html } from '../html.ts';
 import { page } from '../layout.ts';
 import { sendPage, shell, type WebDeps } from '../web-request.ts';
@@ -30,15 +32,18 @@ export function registerTaxPages(web: FastifyInstance, deps: WebDeps): void {
     if (!member) return reply;
     const t = request.t.tax;
     const asked = String((request.query as { period?: string }).period ?? '').slice(0, 20);
-    const previous = addDays(`${today(deps.clock.now(), member.company.timezone).slice(0, 7)}-01`, -1).slice(0, 7);
+    // By default the company's last period that has ended: the previous month, quarter or year.
+    const rhythm = (await deps.db.selectFrom('companies').select('vat_return_period').where('id', '=', member.company.id).executeTakeFirstOrThrow())
+      .vat_return_period;
+    const previous = lastEndedPeriod(rhythm, today(deps.clock.now(), member.company.timezone));
     let period: ReturnType<typeof taxPeriod>;
     let bad = false;
     try {
-      period = taxPeriod(asked === '' ? previous : asked);
+      period = asked === '' ? previous : taxPeriod(asked);
     } catch (error) {
       if (!(error instanceof TaxPeriodError)) throw error;
       bad = true;
-      period = taxPeriod(previous);
+      period = previous;
     }
     const report = await ustvaReport(deps.db, member.company.id, period);
     const zm = await zmReport(deps.db, member.company.id, period);
@@ -56,6 +61,7 @@ export function registerTaxPages(web: FastifyInstance, deps: WebDeps): void {
 <tbody>${lines.map((line) => row(t, line))}</tbody></table></div>`;
     const body = html`<p class="hint">${request.t.tax.intro}</p>
 ${form}
+${report.small_business ? '' : filingNote(t, report.filing, period)}
 ${report.filed && report.locked_until ? html`<p class="panel">${t.filed(date(report.locked_until))}</p>` : ''}
 ${report.note ? html`<p class="panel">${report.note}</p>` : ''}
 <h2 id="ustva-heading">${period.label} (${date(period.from)} – ${date(period.to)})</h2>
@@ -89,8 +95,18 @@ ${member.role === 'admin' ? html`<p><a href="/app/tax/gobd">${t.gobdLink}</a></p
   });
 }
 
+/** The company's rhythm, and the period's deadlines or why it is no filing period. */
+function filingNote(t: TaxTexts, filing: Filing, period: TaxPeriod): Html {
+  const rhythm = t.rhythm[filing.rhythm] ?? filing.rhythm;
+  const lines = [t.filing(rhythm, filing.extension)];
+  if (period.kind === 'year') lines.push(t.yearSums);
+  if (!filing.is_filing_period && period.kind !== 'year') lines.push(t.notFilingPeriod(rhythm));
+  else if (filing.ustva_due) lines.push(t.ustvaDue(date(filing.ustva_due)));
+  return html`<p class="hint" id="filing">${lines.join(' ')}</p>`;
+}
+
 function zmSection(t: TaxTexts, zm: ZmReport): Html {
-  if (zm.small_business) return html`<h2 id="zm-heading">${t.zmTitle}</h2><p class="panel">${zm.note}</p>`;
+  if (zm.small_business || zm.period.kind === 'year') return html`<h2 id="zm-heading">${t.zmTitle}</h2><p class="panel">${zm.note}</p>`;
   const table =
     zm.rows.length === 0
       ? html`<p>${zm.note ?? t.zmNothing}</p>`
@@ -107,7 +123,7 @@ function zmSection(t: TaxTexts, zm: ZmReport): Html {
         ? html`<p><a class="button" href="/app/tax/zm.csv?period=${encodeURIComponent(zm.period.label)}" download>${t.download(zm.period.label)}</a></p>`
         : '';
   return html`<h2 id="zm-heading">${t.zmTitle}</h2>
-<p class="hint">${t.zmIntro}</p>
+<p class="hint">${t.zmIntro}${zm.filing.zm_due && zm.rows.length > 0 ? html` ${t.zmDue(date(zm.filing.zm_due))}` : ''}</p>
 ${table}
 ${problems}`;
 }

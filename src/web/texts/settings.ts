@@ -66,6 +66,14 @@ export const de = {
     datev_consultant_number: { label: 'DATEV-Beraternummer', hint: '4 bis 7 Ziffern; Ihre Steuerberatung nennt sie Ihnen.' },
     datev_client_number: { label: 'DATEV-Mandantennummer', hint: '1 bis 5 Ziffern.' },
     fiscal_year_start: { label: 'Beginn des Wirtschaftsjahres', hint: 'Als MM-TT: 01-01 für das Kalenderjahr, 07-01 für ein Wirtschaftsjahr ab dem 1. Juli.' },
+    vat_return_period: {
+      label: 'Voranmeldungszeitraum der Umsatzsteuer',
+      hint: 'Monatlich bei mehr als 9.000 € Umsatzsteuer im Vorjahr und im Gründungsjahr, vierteljährlich bei 2.000 bis 9.000 €; jährlich, wenn das Finanzamt Sie von Voranmeldungen befreit hat. Danach richten sich der Zeitraum und die Frist auf der Seite Umsatzsteuer.',
+    },
+    vat_return_extension: {
+      label: 'Dauerfristverlängerung',
+      hint: 'Ankreuzen, wenn das Finanzamt sie gewährt hat: Jede Voranmeldung ist dann einen Monat später fällig. Für die Zusammenfassende Meldung gilt sie nicht.',
+    },
     eu_distance_sales_threshold_exceeded: {
       label: 'EU-Lieferschwelle überschritten',
       hint: 'Ankreuzen, wenn Ihre Umsätze an Privatkunden in anderen EU-Ländern 10.000 € im Jahr übersteigen: Dann stellt Kontor diesen Kunden keine Rechnung mit deutscher Umsatzsteuer mehr aus, denn es gilt der Steuersatz ihres Landes (OSS).',
@@ -109,6 +117,9 @@ export const de = {
     'Platzhalter: {yyyy} Jahr (2026), {yy} Jahr zweistellig (26), {mm} Monat (11), {seq} die laufende Nummer, {seq:5} die laufende Nummer mit fünf Stellen (00042). Die laufende Nummer ist Pflicht; Rechnungsnummern zählen in jedem Jahr neu ab 1.',
   nextInvoiceNumber: (n: string) => `Die nächste Rechnung bekäme heute die Nummer ${n}.`,
   nextContractNumber: (n: string) => `Der nächste Vertrag bekäme die Nummer ${n}.`,
+  periodMonthly: 'monatlich',
+  periodQuarterly: 'vierteljährlich',
+  periodAnnual: 'jährlich (von Voranmeldungen befreit)',
   levels2: '2 (1. und 2. Mahnung)',
   levels3: '3 (mit „Letzter Mahnung“)',
   feesHint:
@@ -226,6 +237,14 @@ export const en: typeof de = {
     datev_consultant_number: { label: 'DATEV consultant number', hint: '4 to 7 digits; your tax adviser knows it.' },
     datev_client_number: { label: 'DATEV client number', hint: '1 to 5 digits.' },
     fiscal_year_start: { label: 'Start of the fiscal year', hint: 'As MM-DD: 01-01 for the calendar year, 07-01 for a fiscal year from 1 July.' },
+    vat_return_period: {
+      label: 'VAT return period',
+      hint: 'Monthly with more than €9,000 VAT in the previous year and in the year the business started, quarterly with €2,000 to €9,000; annual when the tax office has exempted you from advance returns. The tax page takes its period and due date from this.',
+    },
+    vat_return_extension: {
+      label: 'Permanent extension (Dauerfristverlängerung)',
+      hint: 'Tick when the tax office has granted it: each advance return is then due one month later. It does not apply to the recapitulative statement (ZM).',
+    },
     eu_distance_sales_threshold_exceeded: {
       label: 'EU distance-selling threshold exceeded',
       hint: 'Tick when your sales to private customers in other EU countries exceed 10,000 € a year: Kontor then no longer issues them invoices with German VAT, as their country’s rate applies (OSS).',
@@ -266,6 +285,9 @@ export const en: typeof de = {
     'Placeholders: {yyyy} year (2026), {yy} two-digit year (26), {mm} month (11), {seq} the running number, {seq:5} the running number with five digits (00042). The running number is required; invoice numbers start again at 1 every year.',
   nextInvoiceNumber: (n: string) => `The next invoice would get the number ${n} today.`,
   nextContractNumber: (n: string) => `The next contract would get the number ${n}.`,
+  periodMonthly: 'monthly',
+  periodQuarterly: 'quarterly',
+  periodAnnual: 'annual (exempted from advance returns)',
   levels2: '2 (1st and 2nd letter)',
   levels3: '3 (with a “final” letter)',
   feesHint: 'The payment reminder costs nothing. Only actual costs such as postage and printing can be claimed; 2.50 € to 5.00 € per letter is usual.',

@@ -41,9 +41,38 @@ export function fixedDecimal(value: string | number, places: number): string {
 
 const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
+// The zone's offset from UTC, kept per quarter of an hour: Intl takes microseconds per
+// moment, and an export formats millions of them. A quarter hour whose start and end have
+// the same offset has it throughout (time zones change offset at most once in minutes, not
+// back and forth); one where it changes is formatted by Intl, moment by moment.
+const QUARTER_HOUR = 15 * 60 * 1000;
+const offsets = new Map<string, number>();
+
+function offsetAt(ms: number, timeZone: string): number {
+  const p = zonedParts(new Date(ms), timeZone);
+  return Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) - Math.floor(ms / 1000) * 1000;
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+/** The moment as the company's wall-clock time: DD.MM.YYYY hh:mm:ss. */
 export function localMoment(instant: Date, timeZone: string): string {
-  const p = zonedParts(instant, timeZone);
-  return `${p.day}.${p.month}.${p.year} ${p.hour}:${p.minute}:${p.second}`;
+  const ms = instant.getTime();
+  const start = Math.floor(ms / QUARTER_HOUR) * QUARTER_HOUR;
+  const key = `${timeZone} ${start}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    const first = offsetAt(start, timeZone);
+    offset = first === offsetAt(start + QUARTER_HOUR - 1000, timeZone) ? first : Number.NaN;
+    if (offsets.size >= 10_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  if (Number.isNaN(offset)) {
+    const p = zonedParts(instant, timeZone);
+    return `${p.day}.${p.month}.${p.year} ${p.hour}:${p.minute}:${p.second}`;
+  }
+  const local = new Date(Math.floor(ms / 1000) * 1000 + offset);
+  return `${two(local.getUTCDate())}.${two(local.getUTCMonth() + 1)}.${String(local.getUTCFullYear()).padStart(4, '0')} ${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
 }
 
 export function cell(column: GobdColumn, value: unknown, timeZone: string): string {

@@ -4,13 +4,13 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Database } from '../../../db/connection.ts';
+import type { BinaryCopy, Database } from '../../../db/connection.ts';
 import { isCalendarDate } from '../../../shared/dates.ts';
 import { type Actor, recordAudit } from '../../audit/audit-log.ts';
 import { COLUMN_DELIMITER, csvLine, headerLine, RECORD_DELIMITER } from './gobd-csv.ts';
 import { GOBD_DOCUMENTS, type GobdDocumentSource, safeName } from './gobd-documents.ts';
 import { DTD_FILE, type IndexTable, indexXml } from './gobd-index-xml.ts';
-import { pages, type QueryParams } from './gobd-query.ts';
+import { type PagedQuery, pages, type QueryParams, queryText } from './gobd-query.ts';
 import type { ExportSink } from './gobd-sink.ts';
 import { GOBD_TABLES, type GobdColumn } from './gobd-tables.ts';
 
@@ -31,7 +31,15 @@ export class GobdExportError extends Error {
   }
 }
 
-export type GobdExportOptions = { from: string; to: string; now: Date; actor: Actor; pageSize?: number };
+export type GobdExportOptions = {
+  from: string;
+  to: string;
+  now: Date;
+  actor: Actor;
+  pageSize?: number;
+  /** On a PostgreSQL server: the stored documents are read as binary COPYs (bytes, not hex text). */
+  copyRows?: BinaryCopy;
+};
 
 export type GobdExportSummary = {
   from: string;
@@ -117,7 +125,7 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
 
   // Tables and documents side by side into a folder; one after the other into a ZIP.
   const tablesTask = () => writeTables(db, sink, params, pageSize, company.timezone);
-  const documentsTask = () => writeDocuments(db, sink, params);
+  const documentsTask = () => writeDocuments(db, sink, params, options.copyRows);
   let tables: GobdExportSummary['tables'];
   let written: Awaited<ReturnType<typeof writeDocuments>>;
   try {
@@ -202,6 +210,7 @@ async function writeDocuments(
   db: Database,
   sink: ExportSink,
   params: QueryParams,
+  copy: BinaryCopy | undefined,
 ): Promise<{ documents: number; bytes: number; mismatches: string[]; listSha256: string }> {
   // The documents, then their list. Each source is read by DOCUMENT_LANES readers, side by
   // side into a folder (one after the other into a ZIP), each taking the records whose key ends in its
@@ -213,7 +222,7 @@ async function writeDocuments(
   try {
     const results: LaneResult[] = [];
     for (const [s, source] of GOBD_DOCUMENTS.entries()) {
-      const lane = (i: number) => writeLane(db, sink, params, source, i, DOCUMENT_LANES, path.join(scratch, `${s}-${i}.csv`));
+      const lane = (i: number) => writeLane(db, copy, sink, params, source, i, DOCUMENT_LANES, path.join(scratch, `${s}-${i}.csv`));
       const indexes = Array.from({ length: DOCUMENT_LANES }, (_, i) => i);
       if (sink.sideBySide) results.push(...(await Promise.all(indexes.map(lane))));
       else for (const i of indexes) results.push(await lane(i));
@@ -240,11 +249,23 @@ async function writeDocuments(
   }
 }
 
+/** The rows of a document query in key order: as one binary COPY where the database offers it, else page by page. */
+async function* documentRows(db: Database, copy: BinaryCopy | undefined, query: PagedQuery, params: QueryParams): AsyncGenerator<Record<string, unknown>> {
+  if (!copy) {
+    for await (const page of pages(db, query, params, DOCUMENT_PAGE)) yield* page;
+    return;
+  }
+  // Every field arrives as its bytes: the content (c3) stays bytes, the rest is text.
+  for await (const fields of copy(queryText(query, params)))
+    yield Object.fromEntries(fields.map((field, i) => [`c${i}`, field === null || i === 3 ? field : field.toString('utf8')]));
+}
+
 type LaneResult = { listFile: string; documents: number; bytes: number; mismatches: string[] };
 
 /** One reader of a document source: its share of the records, written and listed in key order. */
 async function writeLane(
   db: Database,
+  copy: BinaryCopy | undefined,
   sink: ExportSink,
   params: QueryParams,
   source: GobdDocumentSource,
@@ -258,28 +279,26 @@ async function writeLane(
   const list = createWriteStream(listFile);
   const result: LaneResult = { listFile, documents: 0, bytes: 0, mismatches: [] };
   try {
-    for await (const rows of pages(db, query, params, DOCUMENT_PAGE)) {
-      const page = rows.map((row) => documentOf(source, row));
-      for (const d of page) {
-        await sink.whole(d.name, d.content);
-        const sha256 = createHash('sha256').update(d.content).digest('hex');
-        const check = d.stored === null ? '' : d.stored === sha256 ? 'ja' : 'nein';
-        if (check === 'nein') result.mismatches.push(d.name);
-        result.bytes += d.content.length;
-        result.documents += 1;
-        const line =
-          [
-            quote(d.name),
-            quote(source.table),
-            quote(d.id),
-            quote(d.number),
-            quote(d.extension),
-            quote(sha256),
-            String(d.content.length),
-            check === '' ? '' : quote(check),
-          ].join(COLUMN_DELIMITER) + RECORD_DELIMITER;
-        if (!list.write(line)) await once(list, 'drain');
-      }
+    for await (const row of documentRows(db, copy, query, params)) {
+      const d = documentOf(source, row);
+      await sink.whole(d.name, d.content);
+      const sha256 = createHash('sha256').update(d.content).digest('hex');
+      const check = d.stored === null ? '' : d.stored === sha256 ? 'ja' : 'nein';
+      if (check === 'nein') result.mismatches.push(d.name);
+      result.bytes += d.content.length;
+      result.documents += 1;
+      const line =
+        [
+          quote(d.name),
+          quote(source.table),
+          quote(d.id),
+          quote(d.number),
+          quote(d.extension),
+          quote(sha256),
+          String(d.content.length),
+          check === '' ? '' : quote(check),
+        ].join(COLUMN_DELIMITER) + RECORD_DELIMITER;
+      if (!list.write(line)) await once(list, 'drain');
     }
     await new Promise<void>((resolve, reject) => list.end((error?: Error | null) => (error ? reject(error) : resolve())));
     return result;

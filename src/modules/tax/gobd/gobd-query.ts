@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import pg from 'pg';
 import type { Database } from '../../../db/connection.ts';
 
 // Reads a GoBD table or document list page by page by its key, so that no query holds
@@ -23,6 +24,20 @@ function bind(fragment: string, params: QueryParams): RawBuilder<unknown> {
     }
   });
   return sql.join(pieces, sql.raw(''));
+}
+
+/** The fragment with {company}/{from}/{to}/{tz} written in as quoted literals (for a COPY, which takes no parameters). */
+function literal(fragment: string, params: QueryParams): string {
+  return fragment.replace(
+    /\{(company|from|to|tz)\}/g,
+    (_, name: keyof QueryParams) => `${pg.escapeLiteral(params[name])}::${name === 'from' || name === 'to' ? 'date' : 'text'}`,
+  );
+}
+
+/** The whole query as SQL text in key order, its values as literals (for a binary COPY). Fields c0…cn. */
+export function queryText(query: PagedQuery, params: QueryParams): string {
+  const select = query.select.map((expr, i) => `${expr} as c${i}`).join(', ');
+  return `select ${literal(select, params)} from ${literal(query.from, params)} where ${literal(query.where, params)} order by ${query.keys.join(', ')}`;
 }
 
 /**

@@ -26,6 +26,8 @@ export type CompanyFacts = {
   register_number: string | null;
   managing_directors: string[];
   small_business: boolean;
+  vat_return_period: 'monthly' | 'quarterly' | 'annual';
+  vat_return_extension: boolean;
   chart: Chart;
   timezone: string;
   fiscal_year_start: string;
@@ -98,6 +100,8 @@ export async function gatherVdFacts(db: Database, companyId: string, now: Date):
       'c.register_number',
       'c.managing_directors',
       'c.small_business',
+      'c.vat_return_period',
+      'c.vat_return_extension',
       'c.chart',
       'c.timezone',
       'c.fiscal_year_start',
