@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/connection.ts';
+import { loggerOptions } from './http/access-log.ts';
 import { CURRENT_API_VERSION, resolveApiVersion } from './http/api-version.ts';
 import { type AuthContext, type Authenticator, createAuthenticator } from './http/auth.ts';
 import { installErrorHandling } from './http/error-handler.ts';
@@ -64,7 +65,7 @@ function fastifyTrustProxy(trust: Config['trustProxy']): FastifyServerOptions['t
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? { level: deps.config.logLevel },
+    logger: loggerOptions(deps.logger, deps.config.logLevel),
     bodyLimit: BODY_LIMIT,
     genReqId: newRequestId,
     // Behind a TLS-terminating proxy: its X-Forwarded-Proto makes the session cookie Secure and

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorForLog } from '../shared/error-for-log.ts';
+import { serverErrorLog } from '../shared/error-for-log.ts';
 import { AppError, type ErrorCode, validationFailed } from '../shared/errors.ts';
 import { toValidationIssues } from './validation.ts';
 
@@ -38,21 +38,6 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined;
 }
 
-/**
- * What a refusal with status 500 logs (shared/error-for-log.ts): the error's class, code,
- * message and stack frames, and the cause its thrower attached (`error.cause`, e.g. why an
- * invoice could not be rendered: invoicing/render-failure.ts) with its own plain fields (the
- * invoice number). A database error keeps its SQLSTATE, constraint, table and column but
- * not the statement's values or the row it quotes. The answer carries none of it.
- */
-function serverErrorLog(error: Error): Record<string, unknown> {
-  const { cause, ...fields } = errorForLog(error);
-  // pino's err serializer takes the type from the constructor ("Object" for a plain object),
-  // from `name` when there is none.
-  const err = Object.assign(Object.create(null), { name: fields.type }, fields);
-  return cause === undefined ? { err } : { err, cause };
-}
-
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export function installErrorHandling(app: FastifyInstance) {
@@ -63,7 +48,8 @@ export function installErrorHandling(app: FastifyInstance) {
       return sendError(reply, appError);
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      request.log.info({ err: error }, 'request refused by the framework');
+      // Only the framework's code: its message can quote the body ("… is not valid JSON").
+      request.log.info({ code: error.code, statusCode: error.statusCode }, 'request refused by the framework');
       return sendError(reply, new AppError('malformed_body', {}, 'The request is malformed.'));
     }
     request.log.error(serverErrorLog(error), 'unexpected error');

@@ -97,3 +97,18 @@ export function errorForLog(error: unknown, depth = 0): Record<string, unknown> 
     ...(cause !== undefined && depth < 3 ? { cause: errorForLog(cause, depth + 1) } : {}),
   };
 }
+
+/**
+ * What a refusal with status 500 logs (above): the error's class, code,
+ * message and stack frames, and the cause its thrower attached (`error.cause`, e.g. why an
+ * invoice could not be rendered: invoicing/render-failure.ts) with its own plain fields (the
+ * invoice number). A database error keeps its SQLSTATE, constraint, table and column but
+ * not the statement's values or the row it quotes. The answer carries none of it.
+ */
+export function serverErrorLog(error: Error): Record<string, unknown> {
+  const { cause, ...fields } = errorForLog(error);
+  // pino's err serializer takes the type from the constructor ("Object" for a plain object),
+  // from `name` when there is none.
+  const err = Object.assign(Object.create(null), { name: fields.type }, fields);
+  return cause === undefined ? { err } : { err, cause };
+}

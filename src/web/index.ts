@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serverErrorLog } from '../shared/error-for-log.ts';
 import { ASSETS, SECURITY_HEADERS } from './assets.ts';
 import { html } from './html.ts';
 import { barePage } from './layout.ts';
@@ -138,7 +139,7 @@ export async function registerWebApp(app: FastifyInstance, deps: WebDeps): Promi
             status,
           );
         }
-        request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'app page failed');
+        request.log.error(serverErrorLog(error as Error), 'app page failed');
         return sendPage(
           reply,
           barePage(request.lang ?? 'de', request.t, request.t.serverError, html`<p><a href="/app/dashboard">${request.t.dashboard}</a></p>`),

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findPortalSession } from '../../modules/portal/index.ts';
+import { serverErrorLog } from '../../shared/error-for-log.ts';
 import { ASSETS, SECURITY_HEADERS } from '../assets.ts';
 import { html } from '../html.ts';
 import { formatIn } from '../pages/money.ts';
@@ -90,7 +91,7 @@ export async function registerPartnerPortal(app: FastifyInstance, deps: PortalDe
         const status = (error as { statusCode?: number }).statusCode;
         if (status && status >= 400 && status < 500)
           return sendPage(reply, portalBarePage(request.portal, t.badRequest, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), status);
-        request.log.error({ err: { type: (error as Error).name, message: (error as Error).message } }, 'portal page failed');
+        request.log.error(serverErrorLog(error as Error), 'portal page failed');
         return sendPage(reply, portalBarePage(request.portal, t.serverError, html`<p><a href="/portal/overview">${t.toOverview}</a></p>`), 500);
       });
     },
