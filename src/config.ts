@@ -31,6 +31,8 @@ export type Config = {
    * is reachable only through its proxy).
    */
   trustProxy: false | 'in-front' | string[];
+  /** KONTOR_STOP_TIMEOUT: seconds a stop (SIGTERM, SIGINT) waits for requests in flight and running jobs. */
+  stopTimeoutSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -39,6 +41,13 @@ function port(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`port must be 0–65535, got ${value}`);
+  return n;
+}
+
+function stopTimeout(value: string | undefined): number {
+  if (value === undefined || value === '') return 30;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 3600) throw new ConfigError(`KONTOR_STOP_TIMEOUT must be 1–3600 seconds, got ${value}`);
   return n;
 }
 
@@ -100,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     baseRatesFile: env.KONTOR_BASE_RATES_FILE ? path.resolve(env.KONTOR_BASE_RATES_FILE) : undefined,
     eventRetentionDays: eventRetentionDays(env),
     trustProxy: trustProxy(env.KONTOR_TRUST_PROXY),
+    stopTimeoutSeconds: stopTimeout(env.KONTOR_STOP_TIMEOUT),
   };
 }
 

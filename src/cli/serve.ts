@@ -99,9 +99,20 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   let listening: Promise<string> = Promise.resolve('');
   let stopping = false;
   const { promise: stopped, resolve: exit } = Promise.withResolvers<number>();
+  // A stop takes no new connections and finishes the requests in flight and the jobs that
+  // run, then closes the database; bounded by KONTOR_STOP_TIMEOUT. Past it the open
+  // connections are cut and the process ends with 1: an unfinished job is claimed again by
+  // the next worker (its claim names a process that no longer lives), an unanswered client
+  // repeats its request (Idempotency-Key).
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    const deadline = setTimeout(() => {
+      io.err(`kontor: stopped after ${config.stopTimeoutSeconds} s with requests or jobs still running (KONTOR_STOP_TIMEOUT); they are cut off`);
+      app?.server.closeAllConnections();
+      process.exit(1);
+    }, config.stopTimeoutSeconds * 1000);
+    deadline.unref();
     await listening.catch(() => {});
     await app?.close();
     await worker?.stop();
@@ -109,6 +120,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
     mailer.close();
     await new Promise<void>((done) => (control ? control.close(() => done()) : done()));
     await handle.close();
+    clearTimeout(deadline);
     exit(0);
   };
   process.on('SIGINT', stop);
