@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { localLiveness } from '../db/liveness.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate, pendingMigrations } from '../db/migrate.ts';
 import { AdminError } from '../modules/access/admin-error.ts';
 import { fixedClock } from '../shared/clock.ts';
 import { type CommandContext, dateFlag, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
@@ -24,7 +24,10 @@ const access = () => import('../modules/access/index.ts');
 const CORE_USAGE: { name: string; usage: string[] }[] = [
   { name: 'serve', usage: ['serve [--port 8080] [--host 127.0.0.1] [--data DIR]   API, app, scheduler and worker'] },
   { name: 'worker', usage: ['worker [--data DIR]                                     worker and scheduler only'] },
-  { name: 'migrate', usage: ['migrate [--data DIR]                                    apply database migrations'] },
+  {
+    name: 'migrate',
+    usage: ['migrate [--data DIR] [--dry-run] [--json]                apply database migrations (--dry-run: say which would be applied, change nothing)'],
+  },
   { name: 'admin bootstrap', usage: ['admin bootstrap --org NAME --company-file FILE --admin-email E [--scopes S,S] [--json]'] },
   {
     name: 'admin api-key create',
@@ -161,7 +164,18 @@ async function dispatch(argv: string[], io: CommandIo, ctx: CommandContext): Pro
   const command = COMMANDS.find((name) => name.split(' ').every((word, i) => argv[i] === word));
   switch (command) {
     case 'migrate': {
-      const { values } = parse(argv.slice(1), {}, 0);
+      const { values } = parse(argv.slice(1), { 'dry-run': { type: 'boolean' } }, 0);
+      if (values['dry-run']) {
+        const pending = await pendingMigrations(ctx.db);
+        const text = pending.length
+          ? [
+              `${pending.length} migration(s) would be applied, each in its own transaction:`,
+              ...pending.flatMap((m) => [`${m.version}${m.about ? ` — ${m.about}` : ''}`, ...m.statements.map((statement) => `  ${statement}`)]),
+            ].join('\n')
+          : 'migrations are up to date; nothing would change';
+        print(io, Boolean(values.json), { pending }, text);
+        return 0;
+      }
       const applied = await migrate(ctx.db);
       print(io, Boolean(values.json), { applied }, applied.length ? `applied ${applied.join(', ')}` : 'migrations are up to date');
       return 0;

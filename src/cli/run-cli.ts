@@ -48,7 +48,8 @@ export async function runCli(argv: string[], io: CommandIo = processIo): Promise
         return forwarded.code;
       }
     }
-    const handle = await openConfiguredDatabase(config, { migrate: true });
+    // `migrate` migrates (or, with --dry-run, only says what it would do); every other command brings the schema up to date first.
+    const handle = await openConfiguredDatabase(config, { migrate: argv[0] !== 'migrate' });
     try {
       const clock = createClock(config.now);
       return await runCommand(argv, io, {
