@@ -7,6 +7,7 @@ import { loggerOptions } from './http/access-log.ts';
 import { CURRENT_API_VERSION, resolveApiVersion } from './http/api-version.ts';
 import { type AuthContext, type Authenticator, createAuthenticator } from './http/auth.ts';
 import { installErrorHandling } from './http/error-handler.ts';
+import type { Metrics } from './http/metrics.ts';
 import { docsUiOptions, documentRefusals } from './http/openapi.ts';
 import { newRequestId } from './http/request-id.ts';
 import { installBodyParsers, resolveTimeouts, type Timeouts, transportOptions } from './http/transport.ts';
@@ -45,6 +46,8 @@ export type AppDeps = {
   trustProxy?: Config['trustProxy'];
   authenticator?: Authenticator;
   logger?: FastifyServerOptions['logger'];
+  /** The operator's metrics (http/metrics.ts): every answer is counted and timed. */
+  metrics?: Metrics;
   /** Request and header timeouts (http/transport.ts); tests pass short ones. */
   timeouts?: Partial<Timeouts>;
   /** Seals and opens secrets with the instance secret (payout accounts in the app). */
@@ -80,6 +83,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
+  const metrics = deps.metrics;
+  if (metrics)
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.observeRequest(request.method, request.routeOptions?.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
+    });
   installBodyParsers(app);
   // The request id on every answer, and the refusals Node or Fastify would write themselves.
   installTransportHooks(app, resolveTimeouts(deps.timeouts));

@@ -33,6 +33,10 @@ export type Config = {
   trustProxy: false | 'in-front' | string[];
   /** KONTOR_STOP_TIMEOUT: seconds a stop (SIGTERM, SIGINT) waits for requests in flight and running jobs. */
   stopTimeoutSeconds: number;
+  /** KONTOR_METRICS_PORT: the port of GET /metrics (Prometheus); unset = no metrics. */
+  metricsPort: number | undefined;
+  /** KONTOR_METRICS_HOST: the address the metrics port listens on. */
+  metricsHost: string;
 };
 
 export class ConfigError extends Error {}
@@ -110,6 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: { data?:
     eventRetentionDays: eventRetentionDays(env),
     trustProxy: trustProxy(env.KONTOR_TRUST_PROXY),
     stopTimeoutSeconds: stopTimeout(env.KONTOR_STOP_TIMEOUT),
+    metricsPort: env.KONTOR_METRICS_PORT === undefined || env.KONTOR_METRICS_PORT === '' ? undefined : port(env.KONTOR_METRICS_PORT, 0),
+    metricsHost: env.KONTOR_METRICS_HOST || '127.0.0.1',
   };
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { type Config, instanceSecret } from '../config.ts';
 import { createAuthenticator } from '../http/auth.ts';
+import { createMetrics, serveMetrics } from '../http/metrics.ts';
 import { startWorker } from '../jobs/index.ts';
 import '../modules/contracts/index.ts'; // registers the contract billing run (daily task and jobs)
 import '../modules/dunning/index.ts'; // registers the overdue/dunning daily tasks and the notice job
@@ -47,7 +48,15 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   // One mailer for all of the process's mail (invoices, dunning notices): one pooled
   // connection per company mailbox.
   const mailer = createMailer({ dataDir: config.dataDir, sealer });
-  const invoicing = invoicingOutside({ dataDir: config.dataDir, sealer, renderThreads, mailer });
+  // Metrics only where the operator asked for them, on a port of their own (http/metrics.ts).
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics(handle.db, handle.poolStats);
+  const invoicing = invoicingOutside({
+    dataDir: config.dataDir,
+    sealer,
+    renderThreads,
+    mailer,
+    ...(metrics ? { onRendered: (seconds: number) => metrics.observeRender(seconds) } : {}),
+  });
   const app = withHttp
     ? await buildApp({
         db: handle.db,
@@ -58,6 +67,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
         sealer,
         mailer,
         invoicing: { ...invoicing, liveness: handle.liveness },
+        ...(metrics ? { metrics } : {}),
       })
     : undefined;
   const control =
@@ -98,6 +108,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
   // (from the terminal, and forwarded by bin/kontor.js); the second must not cut the stop short.
   let listening: Promise<string> = Promise.resolve('');
   let stopping = false;
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined;
   const { promise: stopped, resolve: exit } = Promise.withResolvers<number>();
   // A stop takes no new connections and finishes the requests in flight and the jobs that
   // run, then closes the database; bounded by KONTOR_STOP_TIMEOUT. Past it the open
@@ -114,6 +125,7 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
     }, config.stopTimeoutSeconds * 1000);
     deadline.unref();
     await listening.catch(() => {});
+    await metricsServer?.close();
     await app?.close();
     await worker?.stop();
     await invoicing.close();
@@ -140,6 +152,10 @@ export async function serve(argv: string[], config: Config, io: CommandIo): Prom
     );
   } else {
     io.out('Kontor worker runs.');
+  }
+  if (metrics && config.metricsPort !== undefined) {
+    metricsServer = await serveMetrics(metrics, config.metricsHost, config.metricsPort);
+    io.out(`Metrics at ${metricsServer.address}/metrics`);
   }
   if (app && renderThreads === 0) {
     // Fonts and e-invoice schemas load once now, after the server answers, not on the first invoice.

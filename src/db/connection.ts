@@ -27,6 +27,8 @@ export type DatabaseHandle = {
    * binary COPY, every field as bytes (binary-copy.ts) — for reading stored documents in bulk.
    */
   copyRows?: BinaryCopy;
+  /** On a server: the pool's connections (the operator's metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 };
 
 export type BinaryCopy = (select: string) => AsyncGenerator<(Buffer | null)[]>;
@@ -98,6 +100,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       kind: 'postgres',
       liveness,
       copyRows: (select) => copyRows(pool, select),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: async () => {
         await liveness.close();
         await db.destroy();

@@ -39,13 +39,22 @@ export function invoicingOutside(options: {
   renderThreads?: number;
   mailer?: Mailer;
   renderer?: RenderPool;
+  /** Told the seconds each invoice's rendering took (the operator's metrics). */
+  onRendered?: (seconds: number) => void;
 }): InvoicingOutside {
   const mailer = options.mailer ?? createMailer({ dataDir: options.dataDir, sealer: options.sealer });
   const ownsMailer = options.mailer === undefined;
   const renderer = options.renderer ?? createRenderPool(options.renderThreads ?? defaultRenderThreads());
   const ownsRenderer = options.renderer === undefined;
   return {
-    render: (doc) => renderer.render(doc),
+    render: options.onRendered
+      ? async (doc) => {
+          const started = performance.now();
+          const files = await renderer.render(doc);
+          options.onRendered?.((performance.now() - started) / 1000);
+          return files;
+        }
+      : (doc) => renderer.render(doc),
     renderStatement: (doc) => renderer.renderStatement(doc),
     async book(trx, company, doc, documentId, known) {
       await bookInvoice(trx, company.id, company.chart, doc, documentId, known).catch(periodLockedAsAppError);
