@@ -1,7 +1,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Filing, FilingRhythm, TaxPeriod } from '../modules/tax/index.ts';
-import { formatMoney } from '../shared/german-format.ts';
+import { formatDate, formatMoney } from '../shared/german-format.ts';
 import { formatCents } from '../shared/money.ts';
 import { dateFlag, type ModuleCommand, parseCommandArgs as parse, printResult as print, requiredFlag as required } from './command-kit.ts';
 import { UsageError } from './io.ts';
@@ -19,13 +19,13 @@ type Tax = Awaited<ReturnType<typeof tax>>;
 /**
  * --company and --period, checked: a usage error for a bad period; `exists` false when there
  * is no such company. Without --period, the company's last period that has ended by today
- * (its rhythm: the previous month, quarter or year; for the ZM `zmRhythm` of it).
+ * (its rhythm: the previous month, quarter or year; `rhythmFor` turns it into another return's, the ZM's).
  */
 async function periodAndCompany(
   values: Record<string, string | boolean | undefined>,
   ctx: Parameters<ModuleCommand['run']>[2],
   t: Tax,
-  zmRhythm?: (rhythm: FilingRhythm) => FilingRhythm,
+  rhythmFor?: (rhythm: FilingRhythm) => FilingRhythm,
 ) {
   const companyId = required(values, 'company');
   const company = await ctx.db.selectFrom('companies').select(['timezone', 'vat_return_period']).where('id', '=', companyId).executeTakeFirst();
@@ -34,7 +34,7 @@ async function periodAndCompany(
     if (typeof values.period === 'string') period = t.taxPeriod(values.period);
     else {
       const rhythm = company?.vat_return_period ?? 'monthly';
-      period = t.lastEndedPeriod(zmRhythm ? zmRhythm(rhythm) : rhythm, ctx.clock.today(company?.timezone ?? 'Europe/Berlin'));
+      period = t.lastEndedPeriod(rhythmFor ? rhythmFor(rhythm) : rhythm, ctx.clock.today(company?.timezone ?? 'Europe/Berlin'));
     }
   } catch (error) {
     if (error instanceof t.TaxPeriodError) throw new UsageError(`--period: ${error.message}`);
@@ -43,21 +43,17 @@ async function periodAndCompany(
   return { period, companyId, exists: Boolean(company) };
 }
 
-const RHYTHM: Record<FilingRhythm, string> = { monthly: 'monatlich', quarterly: 'vierteljährlich', annual: 'jährlich (von Voranmeldungen befreit)' };
-
 /** The company's rhythm and the period's deadline, or why the period is none the company files. */
-function filingLines(filing: Filing, period: TaxPeriod, due: 'ustva' | 'zm'): string[] {
-  const rhythm = RHYTHM[filing.rhythm];
+function filingLines(t: Tax, filing: Filing, period: TaxPeriod, due: 'ustva' | 'zm'): string[] {
+  const rhythm = t.RHYTHM_DE[filing.rhythm];
   const lines = [`Voranmeldungszeitraum der Firma: ${rhythm}${filing.extension ? ', mit Dauerfristverlängerung' : ''}`];
   if (due === 'zm') {
-    if (filing.zm_due) lines.push(`abzugeben bis ${germanDate(filing.zm_due)}`);
+    if (filing.zm_due) lines.push(`abzugeben bis ${formatDate(filing.zm_due)}`);
   } else if (period.kind === 'year') lines.push('Jahressummen der Buchungen (etwa für die Umsatzsteuererklärung)');
   else if (!filing.is_filing_period) lines.push(`für diesen Zeitraum gibt die Firma keine Voranmeldung ab (sie meldet ${rhythm})`);
-  else if (filing.ustva_due) lines.push(`abzugeben bis ${germanDate(filing.ustva_due)}`);
+  else if (filing.ustva_due) lines.push(`abzugeben bis ${formatDate(filing.ustva_due)}`);
   return lines;
 }
-
-const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
 const money = (cents: number) => formatMoney(formatCents(cents));
 
@@ -78,7 +74,7 @@ export const TAX_COMMANDS: ModuleCommand[] = [
       const report = await t.ustvaReport(ctx.db, companyId, period);
       const text = [
         `Umsatzsteuer-Voranmeldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — abgegeben (Zeitraum gesperrt)' : ''}`,
-        ...(report.small_business ? [] : [filingLines(report.filing, period, 'ustva').join('; ')]),
+        ...(report.small_business ? [] : [filingLines(t, report.filing, period, 'ustva').join('; ')]),
         ...(report.note ? [report.note] : []),
         ...report.lines.map(
           (line) =>
@@ -97,8 +93,7 @@ export const TAX_COMMANDS: ModuleCommand[] = [
     async run(args, io, ctx) {
       const { values } = parse(args, { company: { type: 'string' }, period: { type: 'string' }, out: { type: 'string' } }, 0);
       const t = await tax();
-      // Services may always be reported quarterly (§ 18a Abs. 1 UStG); a monthly filer reports monthly.
-      const { period, companyId, exists } = await periodAndCompany(values, ctx, t, (rhythm) => (rhythm === 'monthly' ? 'monthly' : 'quarterly'));
+      const { period, companyId, exists } = await periodAndCompany(values, ctx, t, t.zmRhythm);
       if (!exists) {
         io.err(`kontor: no company ${companyId}`);
         return 1;
@@ -123,7 +118,7 @@ export const TAX_COMMANDS: ModuleCommand[] = [
       }
       const text = [
         `Zusammenfassende Meldung ${period.label} (${period.from} bis ${period.to})${report.filed ? ' — Zeitraum gesperrt' : ''}`,
-        ...(report.small_business || report.rows.length === 0 ? [] : [filingLines(report.filing, period, 'zm').join('; ')]),
+        ...(report.small_business || report.rows.length === 0 ? [] : [filingLines(t, report.filing, period, 'zm').join('; ')]),
         ...(report.note ? [report.note] : []),
         ...report.rows.map(
           (row) =>

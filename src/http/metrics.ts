@@ -29,7 +29,6 @@ const count = (value: unknown) => Number(value ?? 0);
 export function createMetrics(db: Database, pool?: PoolStats): Metrics {
   const registry = new Registry();
   let reading: Promise<void> | null = null;
-  let read: () => Promise<void> = async () => {};
   collectDefaultMetrics({ register: registry, prefix: 'kontor_' });
   const requests = new Counter({
     name: 'kontor_http_requests_total',
@@ -50,43 +49,22 @@ export function createMetrics(db: Database, pool?: PoolStats): Metrics {
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const jobs = new Gauge({ name: 'kontor_jobs', help: 'Jobs by status', labelNames: ['status'], registers: [registry], collect: () => read() });
-  const jobAge = new Gauge({
-    name: 'kontor_jobs_oldest_due_seconds',
-    help: 'Age of the oldest pending job that is due (0: none)',
-    registers: [registry],
-    collect: () => read(),
-  });
-  const deliveries = new Gauge({
-    name: 'kontor_webhook_deliveries',
-    help: 'Webhook deliveries by status',
-    labelNames: ['status'],
-    registers: [registry],
-    collect: () => read(),
-  });
-  const deliveryAge = new Gauge({
-    name: 'kontor_webhook_oldest_pending_seconds',
-    help: 'Age of the oldest pending webhook delivery that is due (0: none)',
-    registers: [registry],
-    collect: () => read(),
-  });
-  const totals = new Gauge({
-    name: 'kontor_records_total',
-    help: 'Records in the database: invoices issued, contract cycles billed or failed, bank statements imported, statement runs',
-    labelNames: ['kind'],
-    registers: [registry],
-    collect: () => read(),
-  });
-  const connections = new Gauge({
-    name: 'kontor_db_pool_connections',
-    help: 'Connections of the PostgreSQL pool: total, idle, and requests waiting for one',
-    labelNames: ['state'],
-    registers: [registry],
-    collect: () => read(),
-  });
+  // Gauges read from the database: each one's collect awaits the scrape's one read.
+  const fromDatabase = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry], collect: () => read() });
+  const jobs = fromDatabase('kontor_jobs', 'Jobs by status', ['status']);
+  const jobAge = fromDatabase('kontor_jobs_oldest_due_seconds', 'Age of the oldest pending job that is due (0: none)');
+  const deliveries = fromDatabase('kontor_webhook_deliveries', 'Webhook deliveries by status', ['status']);
+  const deliveryAge = fromDatabase('kontor_webhook_oldest_pending_seconds', 'Age of the oldest pending webhook delivery that is due (0: none)');
+  const totals = fromDatabase(
+    'kontor_records_total',
+    'Records in the database: invoices issued, contract cycles billed or failed, bank statements imported, statement runs',
+    ['kind'],
+  );
+  const connections = fromDatabase('kontor_db_pool_connections', 'Connections of the PostgreSQL pool: total, idle, and requests waiting for one', ['state']);
 
-  // One read per scrape, shared by the gauges it feeds (each gauge's collect awaits it).
-  read = () => {
+  // One read per scrape, shared by the gauges it feeds.
+  function read(): Promise<void> {
     reading ??= (async () => {
       const row = (
         await sql<Record<string, unknown>>`select
@@ -122,7 +100,7 @@ export function createMetrics(db: Database, pool?: PoolStats): Metrics {
       reading = null;
     });
     return reading;
-  };
+  }
 
   return {
     registry,

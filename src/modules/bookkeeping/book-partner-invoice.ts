@@ -1,5 +1,6 @@
 import type { Chart } from '../../db/schema-bookkeeping.ts';
 import type { Trx } from '../../db/transaction.ts';
+import { formatDate } from '../../shared/german-format.ts';
 import { newId } from '../../shared/ids.ts';
 import type { StatementDocument } from '../statements/statement-document.ts';
 import { commissionJournalLines, partnerVatId } from './book-statement.ts';
@@ -68,7 +69,7 @@ export async function bookPartnerInvoice(trx: Trx, companyId: string, chart: Cha
     documentId: `${input.statementId}.invoice`,
     documentNumber: input.invoiceNumber,
     settlesNumber: null,
-    description: `Rechnung ${input.invoiceNumber} vom ${germanDate(input.invoiceDate)} ${input.partner.name}`,
+    description: `Rechnung ${input.invoiceNumber} vom ${formatDate(input.invoiceDate)} ${input.partner.name}`,
     lines,
   });
 }
@@ -117,8 +118,4 @@ async function insert(
     },
     entry.lines,
   );
-}
-
-function germanDate(iso: string): string {
-  return `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 }

@@ -1,3 +1,4 @@
+import { formatDate } from '../../shared/german-format.ts';
 import { isValidIban } from '../../shared/iban.ts';
 import { decimal, formatAmount, mt940Amount } from './amounts.ts';
 import { type EntryDetails, readDetails } from './mt940-details.ts';
@@ -89,15 +90,13 @@ function statementLine(field: MtField, where: string): Line {
  */
 function realDate(date: string, where: string, notes: StatementNote[]): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  if (month < 1 || month > 12 || day < 1) throw new StatementError(`${where}: ${germanDate(date)} is not a date`);
+  if (month < 1 || month > 12 || day < 1) throw new StatementError(`${where}: ${formatDate(date)} is not a date`);
   const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (day <= last) return date;
   const real = `${date.slice(0, 8)}${String(last).padStart(2, '0')}`;
-  notes.push({ where, cause: `the bank's date ${germanDate(date)} does not exist; taken as ${germanDate(real)}, the last day of that month` });
+  notes.push({ where, cause: `the bank's date ${formatDate(date)} does not exist; taken as ${formatDate(real)}, the last day of that month` });
   return real;
 }
-
-const germanDate = (date: string) => `${date.slice(8, 10)}.${date.slice(5, 7)}.${date.slice(0, 4)}`;
 
 /** The booking date from the :61: entry date (MMDD), in the year that puts it nearest the value date. */
 function bookingDate(valueDate: string, entryMonthDay: string | null): string {

@@ -31,6 +31,16 @@ export type Filing = {
 
 const KIND_OF: Record<FilingRhythm, TaxPeriod['kind']> = { monthly: 'month', quarterly: 'quarter', annual: 'year' };
 
+/** The rhythm in the words of a German return (the command line, the Verfahrensdokumentation). */
+export const RHYTHM_DE: Record<FilingRhythm, string> = {
+  monthly: 'monatlich',
+  quarterly: 'vierteljährlich',
+  annual: 'jährlich (von Voranmeldungen befreit)',
+};
+
+/** How often the ZM is due: services may always be reported quarterly (§ 18a Abs. 1 UStG); a monthly filer reports monthly. */
+export const zmRhythm = (rhythm: FilingRhythm): FilingRhythm => (rhythm === 'monthly' ? 'monthly' : 'quarterly');
+
 /** Easter Sunday of a year (Gregorian calendar; the anonymous algorithm of 1876). */
 function easterSunday(year: number): string {
   const a = year % 19;

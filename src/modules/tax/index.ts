@@ -1,6 +1,6 @@
 // The tax office's view (issue 28): the Umsatzsteuer-Voranmeldung's figures from the books.
 
-export { type Filing, type FilingRhythm, filingOf, lastEndedPeriod, nationwideHolidays, nextWorkingDay } from './filing.ts';
+export { type Filing, type FilingRhythm, filingOf, lastEndedPeriod, nationwideHolidays, nextWorkingDay, RHYTHM_DE, zmRhythm } from './filing.ts';
 export { GobdExportError, type GobdExportOptions, type GobdExportSummary, writeGobdExport } from './gobd/gobd-export.ts';
 export { directorySink, type ExportSink, zipSink } from './gobd/gobd-sink.ts';
 export { type TaxPeriod, TaxPeriodError, taxPeriod } from './tax-period.ts';

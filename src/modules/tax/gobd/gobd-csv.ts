@@ -1,4 +1,5 @@
 import { zonedParts } from '../../../shared/clock.ts';
+import { formatDate } from '../../../shared/german-format.ts';
 import { formatCents } from '../../../shared/money.ts';
 import type { ColumnType, GobdColumn } from './gobd-tables.ts';
 
@@ -38,8 +39,6 @@ export function fixedDecimal(value: string | number, places: number): string {
   if (fraction.length > places && /[1-9]/.test(fraction.slice(places))) throw new Error(`${text} has more than ${places} decimals`);
   return `${sign}${whole},${fraction.slice(0, places).padEnd(places, '0')}`;
 }
-
-const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
 // The zone's offset from UTC, kept per quarter of an hour: Intl takes microseconds per
 // moment, and an export formats millions of them. A quarter hour whose start and end have
@@ -91,7 +90,7 @@ export function cell(column: GobdColumn, value: unknown, timeZone: string): stri
     case 'dec6':
       return fixedDecimal(value as string | number, 6);
     case 'date':
-      return germanDate(value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
+      return formatDate(value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
     case 'time':
       return quote(localMoment(value instanceof Date ? value : new Date(String(value)), timeZone));
     case 'bool':

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BinaryCopy, Database } from '../../../db/connection.ts';
 import { isCalendarDate } from '../../../shared/dates.ts';
+import { formatDate } from '../../../shared/german-format.ts';
 import { type Actor, recordAudit } from '../../audit/audit-log.ts';
 import { COLUMN_DELIMITER, csvLine, headerLine, RECORD_DELIMITER } from './gobd-csv.ts';
 import { GOBD_DOCUMENTS, type GobdDocumentSource, safeName } from './gobd-documents.ts';
@@ -141,7 +142,7 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
     {
       name: company.name,
       location: company.city ?? '',
-      comment: `GoBD-Datenträgerüberlassung (Z3) aus Kontor: Daten vom ${germanDate(from)} bis ${germanDate(to)}`,
+      comment: `GoBD-Datenträgerüberlassung (Z3) aus Kontor: Daten vom ${formatDate(from)} bis ${formatDate(to)}`,
     },
     `Kontor ${from} bis ${to}`,
     [...GOBD_TABLES, DOCUMENTS_TABLE],
@@ -182,8 +183,6 @@ export async function writeGobdExport(db: Database, companyId: string, options: 
   });
   return summary;
 }
-
-const germanDate = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
 
 async function writeTables(db: Database, sink: ExportSink, params: QueryParams, pageSize: number, timeZone: string): Promise<GobdExportSummary['tables']> {
   const tables: GobdExportSummary['tables'] = [];

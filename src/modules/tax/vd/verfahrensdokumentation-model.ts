@@ -1,10 +1,9 @@
 import { formatDate } from '../../../shared/german-format.ts';
+import { RHYTHM_DE } from '../filing.ts';
 import { type Block, bullets, type DocumentModel, paragraph, placeholder, type Section, type Text, table } from './document-model.ts';
 import type { VdContext, VdFacts } from './verfahrensdokumentation-facts.ts';
 import { operationsSections } from './verfahrensdokumentation-operations.ts';
 import { systemSections } from './verfahrensdokumentation-system.ts';
-
-const RHYTHM = { monthly: 'monatlich', quarterly: 'vierteljährlich', annual: 'jährlich (von Voranmeldungen befreit)' } as const;
 
 // The Verfahrensdokumentation (GoBD, BMF 28.11.2019, Rz. 151–155) as a document model:
 // the four parts GoBD names (allgemeine Beschreibung, Anwenderdokumentation, technische
@@ -189,7 +188,7 @@ function userSections({ facts }: VdContext): Section[] {
           'DATEV-Export: das Journal eines Wirtschaftsjahres als DATEV-Buchungsstapel für den Steuerberater; jeder Export steht im Protokoll.',
           c.small_business
             ? 'Umsatzsteuer-Voranmeldung: als Kleinunternehmer gibt die Firma keine ab; Kontor zeigt dazu den Grund.'
-            : `Umsatzsteuer-Voranmeldung: ${RHYTHM[c.vat_return_period]}${c.vat_return_extension ? ', mit Dauerfristverlängerung' : ''} (Einstellung der Firma). Kontor zeigt die Kennzahlen eines Monats, Quartals oder Jahres aus dem Journal, jede mit den Belegen dahinter, und die Abgabefrist. Die Übermittlung an ELSTER erfolgt außerhalb von Kontor.`,
+            : `Umsatzsteuer-Voranmeldung: ${RHYTHM_DE[c.vat_return_period]}${c.vat_return_extension ? ', mit Dauerfristverlängerung' : ''} (Einstellung der Firma). Kontor zeigt die Kennzahlen eines Monats, Quartals oder Jahres aus dem Journal, jede mit den Belegen dahinter, und die Abgabefrist. Die Übermittlung an ELSTER erfolgt außerhalb von Kontor.`,
         ]),
         paragraph(
           placeholder(
